@@ -1,0 +1,288 @@
+"""The declarative engine: one YAML file under ``tasks/`` becomes one registered Inspect task.
+
+A declaration names its dataset adapter, solver steps, scorers, metrics, epochs and typed parameters
+(see docs/adding-a-task.md). Values of the form ``${param}`` are replaced by the task parameter's
+value. Everything is validated when the plugin loads: a broken declaration fails with its file, the
+key and what is wrong.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+import yaml
+from inspect_ai import Epochs, Task, task
+from inspect_ai.dataset import MemoryDataset
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from eq_evals import components
+from eq_evals.errors import DeclarationError, EqEvalsError
+from eq_evals.resources import display_path, resource
+
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+REF = re.compile(r"^\$\{([a-z_][a-z0-9_]*)\}$")
+PARAM_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool}
+RESERVED = {"model", "epochs", "limit", "name"}
+
+
+class ParamDecl(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["str", "int", "float", "bool"]
+    default: Any = None
+    choices: list[Any] | None = None
+    description: str = Field(min_length=1)
+
+
+class DatasetDecl(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    adapter: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class EpochsDecl(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    count: int = Field(ge=1)
+    reducer: str = "mean"
+
+
+class TaskDecl(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    description: str = Field(min_length=1)
+    benchmark: str
+    paper: str = Field(min_length=1, description="citation of the paper section the task implements")
+    version: int = 1
+    parameters: dict[str, ParamDecl] = Field(default_factory=dict)
+    dataset: DatasetDecl
+    solver: list[dict[str, dict[str, Any] | None]] = Field(min_length=1)
+    scorer: list[dict[str, dict[str, Any] | None]] = Field(default_factory=list)
+    metrics: list[Any] | None = None
+    epochs: EpochsDecl = EpochsDecl(count=1)
+    config: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass
+class Declaration:
+    file: Path
+    spec: TaskDecl
+
+    @property
+    def where(self) -> str:
+        return display_path(self.file)
+
+    def fail(self, key: str, problem: str) -> DeclarationError:
+        return DeclarationError(self.where, key, problem)
+
+
+def _pydantic_key(error: dict) -> str:
+    return ".".join(str(part) for part in error["loc"]) or "(top level)"
+
+
+def parse_declaration(file: Path) -> Declaration:
+    where = display_path(file)
+    try:
+        raw = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except yaml.YAMLError as ex:
+        mark = getattr(ex, "problem_mark", None)
+        at = f"line {mark.line + 1}" if mark else "(yaml)"
+        raise DeclarationError(where, at, f"invalid YAML: {getattr(ex, 'problem', ex)}") from None
+    if not isinstance(raw, dict):
+        raise DeclarationError(where, "(top level)", "a task declaration must be a YAML mapping")
+    try:
+        spec = TaskDecl.model_validate(raw)
+    except ValidationError as ex:
+        first = ex.errors()[0]
+        raise DeclarationError(where, _pydantic_key(first), first["msg"]) from None
+    decl = Declaration(file, spec)
+    check(decl)
+    return decl
+
+
+# ---------------------------------------------------------------------------------------------
+# validation
+
+
+def _refs(value: Any) -> list[str]:
+    if isinstance(value, str):
+        m = REF.match(value)
+        return [m.group(1)] if m else []
+    if isinstance(value, dict):
+        return [r for v in value.values() for r in _refs(v)]
+    if isinstance(value, list):
+        return [r for v in value for r in _refs(v)]
+    return []
+
+
+def _check_params(decl: Declaration) -> None:
+    spec = decl.spec
+    if not NAME.match(spec.name):
+        raise decl.fail("name", f"{spec.name!r} must be lower_snake_case")
+    if decl.file.stem != spec.name:
+        raise decl.fail("name", f"{spec.name!r} must equal the file name {decl.file.stem!r}")
+    for pname, p in spec.parameters.items():
+        key = f"parameters.{pname}"
+        if not NAME.match(pname) or pname in RESERVED:
+            raise decl.fail(key, f"invalid parameter name (lower_snake_case, not one of {sorted(RESERVED)})")
+        if p.default is not None:
+            try:
+                coerce(p, p.default)
+            except ValueError as ex:
+                raise decl.fail(f"{key}.default", str(ex)) from None
+        if p.choices is not None and p.default is not None and p.default not in p.choices:
+            raise decl.fail(f"{key}.default", f"{p.default!r} is not one of the choices {p.choices}")
+
+
+def _check_call(decl: Declaration, key: str, catalogue: dict[str, Callable], name: str, args: dict) -> None:
+    if name not in catalogue:
+        raise decl.fail(key, f"unknown {key.split('[')[0]} {name!r}; available: {sorted(catalogue)}")
+    for ref in _refs(args):
+        if ref not in decl.spec.parameters:
+            raise decl.fail(key, f"${{{ref}}} does not name a declared parameter")
+    try:
+        inspect.signature(catalogue[name]).bind(**args)
+    except TypeError as ex:
+        raise decl.fail(key, f"bad arguments for {name!r}: {ex}") from None
+    validator = getattr(catalogue[name], "validate_declaration", None)
+    if validator is not None:
+        try:
+            validator(**{k: v for k, v in args.items() if not _refs(v)})
+        except Exception as ex:  # noqa: BLE001 - surface any reference problem with its location
+            raise decl.fail(key, str(ex)) from None
+
+
+def _steps(decl: Declaration, section: str) -> list[tuple[str, str, dict]]:
+    out = []
+    for i, step in enumerate(getattr(decl.spec, section)):
+        key = f"{section}[{i}]"
+        if len(step) != 1:
+            raise decl.fail(key, "each step is a mapping with exactly one component name")
+        [(name, args)] = step.items()
+        out.append((key, name, dict(args or {})))
+    return out
+
+
+def check(decl: Declaration) -> None:
+    _check_params(decl)
+    spec = decl.spec
+    _check_call(decl, "dataset.adapter", components.DATASETS, spec.dataset.adapter, spec.dataset.args)
+    for key, name, args in _steps(decl, "solver"):
+        _check_call(decl, key, components.SOLVERS, name, args)
+    for key, name, args in _steps(decl, "scorer"):
+        _check_call(decl, key, components.SCORERS, name, args)
+    for i, entry in enumerate(spec.metrics or []):
+        try:
+            components.build_metric(entry)
+        except (ValueError, TypeError) as ex:
+            raise decl.fail(f"metrics[{i}]", str(ex)) from None
+    if spec.epochs.reducer not in components.REDUCERS:
+        raise decl.fail("epochs.reducer", f"{spec.epochs.reducer!r} is not one of {sorted(components.REDUCERS)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# construction
+
+
+def coerce(p: ParamDecl, value: Any) -> Any:
+    if value is None:
+        return None
+    kind = PARAM_TYPES[p.type]
+    if kind is bool and isinstance(value, str) and value.lower() in ("true", "false"):
+        value = value.lower() == "true"
+    elif kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    elif kind is str and isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ValueError(f"expected {p.type}, got {value!r}")
+    if p.choices is not None and value not in p.choices:
+        raise ValueError(f"{value!r} is not one of {p.choices}")
+    return value
+
+
+def substitute(value: Any, params: dict[str, Any]) -> Any:
+    if isinstance(value, str):
+        m = REF.match(value)
+        return params[m.group(1)] if m else value
+    if isinstance(value, dict):
+        return {k: substitute(v, params) for k, v in value.items()}
+    if isinstance(value, list):
+        return [substitute(v, params) for v in value]
+    return value
+
+
+def build_task(decl: Declaration, **kwargs: Any) -> Task:
+    spec = decl.spec
+    params: dict[str, Any] = {}
+    for pname, p in spec.parameters.items():
+        try:
+            params[pname] = coerce(p, kwargs.get(pname, p.default))
+        except ValueError as ex:
+            raise EqEvalsError(f"task {spec.name}: parameter -T {pname}={kwargs.get(pname)!r}: {ex}") from None
+    samples = components.DATASETS[spec.dataset.adapter](**substitute(spec.dataset.args, params))
+    solver = [components.SOLVERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "solver")]
+    scorer = [components.SCORERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "scorer")]
+    metrics = [components.build_metric(m) for m in spec.metrics] if spec.metrics else None
+    return Task(
+        dataset=MemoryDataset(samples, name=spec.name),
+        solver=solver,
+        scorer=scorer or None,
+        metrics=metrics,
+        epochs=Epochs(spec.epochs.count, spec.epochs.reducer),
+        config=components.generate_config(spec.config),
+        name=spec.name,
+        version=spec.version,
+        metadata={"benchmark": spec.benchmark, "paper": spec.paper, "declaration": decl.where},
+    )
+
+
+def _task_function(decl: Declaration) -> Callable[..., Task]:
+    spec = decl.spec
+
+    def factory(**kwargs: Any) -> Task:
+        return build_task(decl, **kwargs)
+
+    factory.__name__ = factory.__qualname__ = spec.name
+    factory.__module__ = __name__
+    factory.__doc__ = spec.description + "\n\nArgs:\n" + "".join(
+        f"    {n} ({p.type}): {p.description}\n" for n, p in spec.parameters.items())
+    factory.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=p.default,
+                          annotation=PARAM_TYPES[p.type] | None if p.default is None else PARAM_TYPES[p.type])
+        for n, p in spec.parameters.items()
+    ], return_annotation=Task)
+    return task(name=spec.name, benchmark=spec.benchmark)(factory)
+
+
+def declaration_files() -> list[Path]:
+    """Every ``tasks/**/*.yaml``, plus those under the folders in ``EQ_EVALS_TASKS_PATH`` (os.pathsep-separated)."""
+    roots = [resource("tasks", "")]
+    roots += [Path(p) for p in os.environ.get("EQ_EVALS_TASKS_PATH", "").split(os.pathsep) if p]
+    return sorted(f for root in roots for f in Path(root).rglob("*.yaml"))
+
+
+def load_declarations() -> list[Declaration]:
+    decls = [parse_declaration(f) for f in declaration_files()]
+    seen: dict[str, Declaration] = {}
+    for d in decls:
+        if d.spec.name in seen:
+            raise d.fail("name", f"task {d.spec.name!r} is also declared in {seen[d.spec.name].where}")
+        seen[d.spec.name] = d
+    return decls
+
+
+TASKS: dict[str, Callable[..., Task]] = {}
+DECLARATIONS: dict[str, Declaration] = {}
+
+
+def register_all() -> dict[str, Callable[..., Task]]:
+    """Register one Inspect task per declaration (idempotent)."""
+    for decl in load_declarations():
+        if decl.spec.name not in TASKS:
+            TASKS[decl.spec.name] = _task_function(decl)
+            DECLARATIONS[decl.spec.name] = decl
+    return TASKS

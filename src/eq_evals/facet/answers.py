@@ -1,0 +1,147 @@
+"""Parsing FACET answers, for both gold strings and model completions.
+
+Gold strings use the authors' release format (FACET spec §3.2): ``/`` separates alternative labels
+within a slot, ``+`` separates the two required slots of a mixed-emotion item; Social Adequacy golds
+are option numbers; Crisis golds are ``Level N`` / ``N级``.
+
+Two modes:
+- reference (``normalize=False``): remove the literal ``<answer>``/``</answer>`` tags and strip, as the
+  authors' scorer does; the whole remaining string is compared byte for byte.
+- normalised (default, spec §3.3 [REC]): use the last ``<answer>`` block if any; NFKC (full-width
+  characters), casefold, strip quotes/brackets/trailing punctuation, collapse white space, treat ``-``
+  and space alike inside English labels, map list separators (、，,;； and 和 与) to ``+``; with no
+  tags, fall back to finding taxonomy labels mentioned in the prose.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from eq_evals.facet.taxonomy import taxonomy
+
+ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+WRAPPERS = "\"'“”‘’「」『』()（）[]【】<>《》*`"
+TRAILING = ".,;:!?。，；：！？、…"
+SEPARATORS = re.compile(r"\s*(?:、|，|,|;|；|\band\b|和|与|&|\+)\s*")
+ZH_NUMERALS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def reference_clean(text: str) -> str:
+    """The authors' cleaning: drop the literal tags, strip."""
+    return str(text).replace("<answer>", "").replace("</answer>", "").strip()
+
+
+def extract_answer(completion: str) -> tuple[str, bool]:
+    """Inner text of the last ``<answer>`` block, else the whole completion. Returns (text, tagged)."""
+    blocks = ANSWER_BLOCK.findall(completion or "")
+    if blocks:
+        return blocks[-1].strip(), True
+    return (completion or "").strip(), False
+
+
+def normalize_text(text: str) -> str:
+    text = unicodedata.normalize("NFKC", str(text)).casefold()
+    text = re.sub(r"\s+", " ", text).strip()
+    while text and (text[0] in WRAPPERS or text[-1] in WRAPPERS + TRAILING):
+        text = text.strip(WRAPPERS).rstrip(TRAILING).strip()
+    return text
+
+
+def normalize_label(label: str) -> str:
+    """Canonical form of one label: NFKC, casefold, hyphen and space alike, no wrappers."""
+    text = normalize_text(label)
+    return re.sub(r"[\s\-_]+", " ", text).strip()
+
+
+def gold_slots(gold: str, normalize: bool = True) -> list[list[str]]:
+    """``"desolation/dejection+worry"`` -> ``[["desolation", "dejection"], ["worry"]]``."""
+    fix = normalize_label if normalize else (lambda s: s.strip())
+    return [[fix(alt) for alt in slot.split("/") if alt.strip()] for slot in str(gold).split("+")]
+
+
+@dataclass
+class ParsedLabels:
+    parts: list[str]                 # the labels the response gives, in order
+    method: str                      # "tagged" | "whole" | "prose" | "none"
+    off_taxonomy: list[str] = field(default_factory=list)
+
+
+def _label_index(language: str, cross_language: bool) -> dict[str, str]:
+    """normalised surface form -> canonical normalised label of the item's language."""
+    tax = taxonomy()
+    index = {normalize_label(name): normalize_label(name) for name in tax.names(language)}
+    if cross_language:
+        other = "zh" if language == "en" else "en"
+        for entry in tax.labels:
+            index.setdefault(normalize_label(entry[other]), normalize_label(entry[language]))
+    return index
+
+
+def _find_labels_in_prose(text: str, index: dict[str, str]) -> list[str]:
+    """Taxonomy labels mentioned in free text, longest match first, in order of appearance."""
+    norm = normalize_label(text)
+    found: list[tuple[int, str]] = []
+    taken = [False] * len(norm)
+    for surface in sorted(index, key=len, reverse=True):
+        if re.search(r"[a-z]", surface):
+            pattern = re.compile(rf"(?<![a-z]){re.escape(surface)}(?![a-z])")
+        else:
+            pattern = re.compile(re.escape(surface))
+        for m in pattern.finditer(norm):
+            if not any(taken[m.start():m.end()]):
+                for i in range(m.start(), m.end()):
+                    taken[i] = True
+                found.append((m.start(), index[surface]))
+    ordered: list[str] = []
+    for _, label in sorted(found):
+        if label not in ordered:
+            ordered.append(label)
+    return ordered
+
+
+def parse_labels(completion: str, language: str, cross_language: bool = False) -> ParsedLabels:
+    """Normalised parse of an emotion-label answer."""
+    text, tagged = extract_answer(completion)
+    index = _label_index(language, cross_language)
+    parts = [normalize_label(p) for p in SEPARATORS.split(normalize_text(text)) if normalize_label(p)]
+    if parts and all(p in index for p in parts):
+        return ParsedLabels([index[p] for p in parts], "tagged" if tagged else "whole")
+    if tagged and parts:
+        # tagged but not (all) taxonomy labels: keep them verbatim, they fail to match
+        return ParsedLabels([index.get(p, p) for p in parts], "tagged",
+                            off_taxonomy=[p for p in parts if p not in index])
+    mentioned = _find_labels_in_prose(text, index)
+    if mentioned:
+        return ParsedLabels(mentioned, "prose")
+    return ParsedLabels([], "none", off_taxonomy=parts)
+
+
+def parse_option(completion: str, n_options: int | None) -> int | None:
+    """Option number of a Social Adequacy answer; None when absent or ambiguous (spec §3.3 step 4)."""
+    text, _ = extract_answer(completion)
+    text = unicodedata.normalize("NFKC", text)
+    numbers = {int(n) for n in re.findall(r"(?<!\d)(\d{1,2})(?!\d)", text)}
+    numbers |= {ZH_NUMERALS[c] for c in re.findall(r"(?:选项|第)([一二三四五六七八九])", text)}
+    if n_options:
+        numbers = {n for n in numbers if 1 <= n <= n_options}
+    return numbers.pop() if len(numbers) == 1 else None
+
+
+def parse_level(text: str) -> int | None:
+    """Crisis level 1..5 from ``Level 2``, ``level 2``, ``L2``, ``2``, ``二级``, ``2级``, ``第二级``, ``二``."""
+    inner, _ = extract_answer(str(text))
+    inner = unicodedata.normalize("NFKC", inner).casefold()
+    levels = {int(n) for n in re.findall(r"(?:level|l|等级|第)?\s*([1-5])(?!\d)\s*(?:级)?", inner)}
+    levels |= {ZH_NUMERALS[c] for c in re.findall(r"([一二三四五])\s*级", inner)}
+    if not levels and inner.strip(" 第级。.") in ZH_NUMERALS:
+        levels = {ZH_NUMERALS[inner.strip(" 第级。.")]}
+    levels = {n for n in levels if 1 <= n <= 5}
+    return levels.pop() if len(levels) == 1 else None
+
+
+def count_options(item_text: str) -> int:
+    """Number of numbered options (``1. …``, ``2、…``, ``(3) …``) at line starts in a Social Adequacy item."""
+    found = re.findall(r"(?m)^\s*[(（]?(\d{1,2})[.、)）:：]", unicodedata.normalize("NFKC", item_text))
+    return max((int(n) for n in found), default=0)

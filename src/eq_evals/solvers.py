@@ -1,0 +1,91 @@
+"""Solvers that task declarations can name."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+from inspect_ai.model import ChatMessageUser
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from eq_evals.resources import display_path, resource
+
+CONTEXTS: dict[str, Callable[[str], dict[str, str]]] = {}
+
+
+def template_context(name: str) -> Callable:
+    """Register a named provider of template variables (per language), e.g. taxonomy label lists."""
+
+    def register(fn: Callable[[str], dict[str, str]]) -> Callable[[str], dict[str, str]]:
+        CONTEXTS[name] = fn
+        return fn
+
+    return register
+
+
+@cache
+def load_template_file(file: str) -> dict[str, Any]:
+    path = resource("solvers", file)
+    if not path.is_file():
+        raise ValueError(f"prompt template file solvers/{file} does not exist")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    where = display_path(path)
+    if not isinstance(data, dict) or not isinstance(data.get("templates"), dict):
+        raise ValueError(f"{where}: needs a 'templates' mapping")
+    if data.get("context") and data["context"] not in CONTEXTS:
+        raise ValueError(f"{where}: context {data['context']!r} is not one of {sorted(CONTEXTS)}")
+    for var, spec in (data.get("vars") or {}).items():
+        if not isinstance(spec, dict) or "by" not in spec or not isinstance(spec.get("values"), dict):
+            raise ValueError(f"{where}: vars.{var} needs 'by' (a metadata field) and 'values'")
+    return data
+
+
+def render(file: str, template: str, metadata: dict[str, Any], text: str) -> str:
+    """Render ``templates.<template>.<language>`` with the item text, metadata, vars and context."""
+    data = load_template_file(file)
+    language = metadata.get("language", "en")
+    if template not in data["templates"]:
+        raise ValueError(f"solvers/{file} has no template {template!r}")
+    variants = data["templates"][template]
+    if language not in variants:
+        raise ValueError(f"solvers/{file}: template {template!r} has no {language!r} version")
+    values: dict[str, Any] = dict(metadata)
+    if data.get("context"):
+        values.update(CONTEXTS[data["context"]](language))
+    for var, spec in (data.get("vars") or {}).items():
+        choice = spec["values"].get(str(metadata.get(spec["by"])))
+        if choice is not None:
+            values[var] = choice[language] if isinstance(choice, dict) else choice
+    values["input"] = text
+    try:
+        return variants[language].format_map(values).strip()
+    except KeyError as ex:
+        raise ValueError(f"solvers/{file}: template {template!r} uses {{{ex.args[0]}}}, "
+                         f"which this sample does not provide") from None
+
+
+@solver
+def prompt_template(file: str, template: str | None = None, template_by: str | None = None) -> Solver:
+    """Replace the user prompt with a template from ``solvers/<file>`` in the sample's language: the one
+    named ``template``, or the one named by the sample's metadata field ``template_by``."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        name = template if template is not None else str(state.metadata.get(template_by or ""))
+        prompt = render(file, name, state.metadata, state.input_text)
+        state.messages = [m for m in state.messages if m.role == "system"] + [ChatMessageUser(content=prompt)]
+        return state
+
+    return solve
+
+
+def _validate_prompt(file: str, template: str | None = None, template_by: str | None = None) -> None:
+    data = load_template_file(file)
+    if (template is None) == (template_by is None):
+        raise ValueError("give exactly one of 'template' and 'template_by'")
+    if template is not None and template not in data["templates"]:
+        raise ValueError(f"solvers/{file} has no template {template!r}; it has {sorted(data['templates'])}")
+
+
+prompt_template.validate_declaration = _validate_prompt  # type: ignore[attr-defined]
