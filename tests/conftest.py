@@ -1,0 +1,27 @@
+"""Shared test setup: offline, and locations of the shared upstream data (read-only, never copied)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("INSPECT_LOG_LEVEL", "warning")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def shared_file(*parts: str) -> Path:
+    """A file from ../shared/data, or skip the test with a reason when it is absent."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"upstream data {path} is not available (the ../shared folder is absent)")
+    return path
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> str:
+    return str(tmp_path / "logs")
