@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from eq_evals.facet.answers import count_options, gold_slots, parse_labels, parse_level, parse_option
-from eq_evals.scorers import facet_score
+from eq_evals.facet.scorer import facet_score
 
 
 def item(dimension: str, fmt: str, answer, secondary=None, language: str = "en", **extra) -> dict:

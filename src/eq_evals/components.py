@@ -1,49 +1,59 @@
 """The catalogue of building blocks a task declaration can name.
 
-Declarations refer to these by name; the engine checks names and arguments at load time. Adding a
-benchmark with a new data format or a new scoring rule adds one function here; adding a task that
-reuses them is YAML only.
+Each benchmark package registers its parts with the decorators below in its ``components`` module
+(``eq_evals.<benchmark>.components``), listed in ``BENCHMARKS``. Declarations refer to parts by name; the
+engine checks names and arguments at load time. A task that reuses existing parts is YAML only; a new
+data format or scoring rule adds one registered function.
+
+A registered function may carry ``validate_declaration(**args)``, called at load time with the
+declaration's literal arguments, to check referenced files (templates, rubrics, data) early.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Callable
 
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Metric, accuracy, grouped, mean, stderr
 from inspect_ai.solver import generate, system_message
 
-from eq_evals import data, metrics, scorers, solvers
-from eq_evals.facet import prompts as _facet_prompts  # noqa: F401  (registers the facet_taxonomy template context)
+BENCHMARKS = ("core", "facet")
 
-DATASETS: dict[str, Callable[..., list]] = {
-    "facet_items": data.facet_dataset,
-}
-
-SOLVERS: dict[str, Callable[..., Any]] = {
-    "generate": generate,
-    "system_message": system_message,
-    "prompt_template": solvers.prompt_template,
-}
-
-SCORERS: dict[str, Callable[..., Any]] = {
-    "facet_objective": scorers.facet_objective,
-}
-
-METRICS: dict[str, Callable[[], Metric]] = {
-    "mean": mean,
-    "stderr": stderr,
-    "accuracy": accuracy,
-    "mean_of_groups": metrics.mean_of_groups,
-}
-
+DATASETS: dict[str, Callable[..., list]] = {}
+SOLVERS: dict[str, Callable[..., Any]] = {"generate": generate, "system_message": system_message}
+SCORERS: dict[str, Callable[..., Any]] = {}
+METRICS: dict[str, Callable[..., Metric]] = {"mean": mean, "stderr": stderr, "accuracy": accuracy}
 REDUCERS = {"mean", "median", "mode", "max", "majority"}
+_CATALOGUES = {"dataset": DATASETS, "solver": SOLVERS, "scorer": SCORERS, "metric": METRICS}
+
+
+def register(kind: str, name: str | None = None) -> Callable[[Callable], Callable]:
+    """Decorator: make a dataset adapter, solver, scorer or metric nameable in declarations."""
+    catalogue = _CATALOGUES[kind]
+
+    def add(fn: Callable) -> Callable:
+        key = name or fn.__name__
+        if key.endswith("_wrapper"):
+            raise ValueError(f"name the decorated {kind} explicitly: register({kind!r}, '<name>')")
+        if key in catalogue and catalogue[key] is not fn:
+            raise ValueError(f"{kind} {key!r} is registered twice")
+        catalogue[key] = fn
+        return fn
+
+    return add
+
+
+def load_all() -> None:
+    """Import every benchmark's components module (idempotent)."""
+    for benchmark in BENCHMARKS:
+        importlib.import_module(f"eq_evals.{benchmark}.components")
 
 
 def build_metric(entry: Any) -> Metric:
-    """``mean`` | ``{grouped: {metric: mean, by: language}}`` | ``{mean_of_groups: {by: dimension}}``."""
+    """``mean`` | ``{grouped: {metric: mean, by: language}}`` | ``{<metric>: {args}}``."""
     if isinstance(entry, str):
-        if entry not in METRICS or entry == "mean_of_groups":
+        if entry not in METRICS:
             raise ValueError(f"unknown metric {entry!r}; available: {sorted(METRICS)} or grouped")
         return METRICS[entry]()
     if isinstance(entry, dict) and len(entry) == 1:

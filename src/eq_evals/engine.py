@@ -84,6 +84,7 @@ def _pydantic_key(error: dict) -> str:
 
 
 def parse_declaration(file: Path) -> Declaration:
+    components.load_all()
     where = display_path(file)
     try:
         raw = yaml.safe_load(file.read_text(encoding="utf-8"))

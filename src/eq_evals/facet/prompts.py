@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from eq_evals.facet.taxonomy import taxonomy
-from eq_evals.solvers import template_context
+from eq_evals.core.solvers import template_context
 
 
 @template_context("facet_taxonomy")

@@ -11,6 +11,9 @@ Modes (``--model eq_evals/scripted-<mode>`` or ``-M mode=<mode>``):
 - ``malformed``: prose with no label, option or level in it.
 - ``fail``: raises an error (the sample errors; nothing is retried).
 
+Benchmark packages add modes with :func:`register_mode` (set ``fn.wants_messages = True`` to receive the
+whole message list as a third argument).
+
 ``-M items=PATH`` adds FACET data (authors' JSON or JSONL) to the answer key beside the bundled items.
 Every output carries ``usage``, so Inspect never downloads a tokenizer.
 """
@@ -122,7 +125,7 @@ def _fail(prompt: str, options: dict) -> str:
     raise ScriptedFailure("scripted model asked to fail (mode=fail)")
 
 
-MODES: dict[str, Callable[[str, dict], str]] = {
+MODES: dict[str, Callable[..., str]] = {
     "echo": _echo,
     "oracle": _facet_reply("oracle"),
     "prose": _facet_reply("prose"),
@@ -133,17 +136,34 @@ MODES: dict[str, Callable[[str, dict], str]] = {
 }
 
 
+def register_mode(name: str) -> Callable[[Callable[..., str]], Callable[..., str]]:
+    """Add a scripted mode: ``fn(prompt, options) -> reply text``, a pure function of its input.
+    Benchmark packages register theirs in their ``components`` module (e.g. a simulated user, a judge)."""
+
+    def add(fn: Callable[..., str]) -> Callable[..., str]:
+        if name in MODES and MODES[name] is not fn:
+            raise ValueError(f"scripted mode {name!r} is registered twice")
+        MODES[name] = fn
+        return fn
+
+    return add
+
+
 class Scripted:
     max_connections = 32
 
     def __init__(self, mode: str, **options: Any) -> None:
+        from eq_evals.components import load_all
+
+        load_all()  # benchmark packages register their own modes
         if mode not in MODES:
             raise ValueError(f"unknown scripted mode {mode!r}; available: {sorted(MODES)}")
         self.mode, self.options = mode, options
 
     async def generate(self, model_name: str, input: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
         prompt = next((m.text for m in reversed(input) if isinstance(m, ChatMessageUser)), "")
-        text = MODES[self.mode](prompt, self.options)
+        fn = MODES[self.mode]
+        text = fn(prompt, self.options, input) if getattr(fn, "wants_messages", False) else fn(prompt, self.options)
         output = ModelOutput.from_content(model=model_name, content=text)
         tokens_in, tokens_out = len(prompt.split()), len(text.split())
         output.usage = ModelUsage(input_tokens=tokens_in, output_tokens=tokens_out, total_tokens=tokens_in + tokens_out)

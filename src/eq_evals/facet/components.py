@@ -1,4 +1,4 @@
-"""Dataset adapters: named loaders that task declarations use (``dataset: {adapter: ..., args: ...}``)."""
+"""Registers FACET's parts with the catalogue."""
 
 from __future__ import annotations
 
@@ -6,12 +6,17 @@ from pathlib import Path
 
 from inspect_ai.dataset import Sample
 
+from eq_evals.components import register
 from eq_evals.errors import EqEvalsError
+from eq_evals.facet import prompts as _prompts  # noqa: F401  (registers the facet_taxonomy template context)
 from eq_evals.facet.data import facet_items
+from eq_evals.facet.scorer import facet_objective
 from eq_evals.resources import resource
 
+register("scorer", "facet_objective")(facet_objective)
 
-def _data_path(path: str, source: str | None) -> Path:
+
+def data_path(path: str, source: str | None) -> Path:
     """A bundled path under ``datasets/``, or the user's ``source`` file/folder if given."""
     if source:
         user = Path(source).expanduser()
@@ -21,6 +26,7 @@ def _data_path(path: str, source: str | None) -> Path:
     return resource("datasets", path)
 
 
+@register("dataset", "facet_items")
 def facet_dataset(
     dimensions: list[str],
     path: str = "facet",
@@ -31,12 +37,12 @@ def facet_dataset(
 ) -> list[Sample]:
     """FACET items of ``dimensions`` from the bundled project-authored set, or from ``source``:
     a JSONL file/folder in the spec §7.1 schema, or the authors' released JSON."""
-    return facet_items(_data_path(path, source), dimensions, language, split, strip_option_labels)
+    return facet_items(data_path(path, source), dimensions, language, split, strip_option_labels)
 
 
-def _validate_facet(dimensions: list[str], path: str = "facet", **_: object) -> None:
+def _validate(dimensions: list[str], path: str = "facet", **_: object) -> None:
     if not resource("datasets", path).exists():
         raise ValueError(f"datasets/{path} does not exist")
 
 
-facet_dataset.validate_declaration = _validate_facet  # type: ignore[attr-defined]
+facet_dataset.validate_declaration = _validate  # type: ignore[attr-defined]

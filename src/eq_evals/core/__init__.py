@@ -1,0 +1,1 @@
+"""Benchmark-independent building blocks: prompt templates, metrics."""
