@@ -74,6 +74,7 @@ def test_valid_declaration_builds_a_task(tmp_path: Path) -> None:
         (lambda t: t.replace("default: en,", "default: [en],"), "parameters.language.default", "expected str"),
         (lambda t: t.replace("default: en,", "default: fr,"), "parameters.language.default", "is not one of"),
         (lambda t: t.replace("facet/objective.yaml", "facet/nope.yaml"), "solver[0]", "does not exist"),
+        (lambda t: t.replace("metrics: [mean, stderr]", "config: {temperatur: 1}\nmetrics: [mean]"), "config", "invalid generate config"),
         (lambda t: t.replace("template_by: dimension", "template: nope"), "solver[0]", "has no template 'nope'"),
         (lambda t: t.replace("template_by: dimension}", "template_by: dimension, bogus: 1}"), "solver[0]", "bad arguments"),
         (lambda t: t.replace("metrics: [mean, stderr]", "metrics: [meen]"), "metrics[0]", "unknown metric"),
@@ -100,15 +101,17 @@ def test_invalid_yaml_reports_the_line(tmp_path: Path) -> None:
 
 
 def test_duplicate_task_names_are_rejected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "facet_hidden.yaml").write_text(VALID.format(name="facet_hidden"), encoding="utf-8")
-    monkeypatch.setenv("EQ_EVALS_TASKS_PATH", str(tmp_path))
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "facet_hidden.yaml").write_text(VALID.format(name="facet_hidden"), encoding="utf-8")
+    monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path))
     with pytest.raises(DeclarationError, match="also declared in"):
         load_declarations()
 
 
 def test_extra_declaration_folder_adds_a_task(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write(tmp_path, "my_crisis", VALID.format(name="my_crisis"))
-    monkeypatch.setenv("EQ_EVALS_TASKS_PATH", str(tmp_path))
+    (tmp_path / "tasks").mkdir()
+    write(tmp_path / "tasks", "my_crisis", VALID.format(name="my_crisis"))
+    monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path))
     assert "my_crisis" in {d.spec.name for d in load_declarations()}
 
 

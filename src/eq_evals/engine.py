@@ -9,7 +9,6 @@ key and what is wrong.
 from __future__ import annotations
 
 import inspect
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from eq_evals import components
 from eq_evals.errors import DeclarationError, EqEvalsError
-from eq_evals.resources import display_path, resource
+from eq_evals.resources import display_path, roots
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 REF = re.compile(r"^\$\{([a-z_][a-z0-9_]*)\}$")
@@ -180,6 +179,10 @@ def check(decl: Declaration) -> None:
             components.build_metric(entry)
         except (ValueError, TypeError) as ex:
             raise decl.fail(f"metrics[{i}]", str(ex)) from None
+    try:
+        components.generate_config(spec.config)
+    except ValueError as ex:
+        raise decl.fail("config", str(ex)) from None
     if spec.epochs.reducer not in components.REDUCERS:
         raise decl.fail("epochs.reducer", f"{spec.epochs.reducer!r} is not one of {sorted(components.REDUCERS)}")
 
@@ -228,6 +231,7 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
     solver = [components.SOLVERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "solver")]
     scorer = [components.SCORERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "scorer")]
     metrics = [components.build_metric(m) for m in spec.metrics] if spec.metrics else None
+    components.generate_config(spec.config)
     return Task(
         dataset=MemoryDataset(samples, name=spec.name),
         solver=solver,
@@ -260,10 +264,8 @@ def _task_function(decl: Declaration) -> Callable[..., Task]:
 
 
 def declaration_files() -> list[Path]:
-    """Every ``tasks/**/*.yaml``, plus those under the folders in ``EQ_EVALS_TASKS_PATH`` (os.pathsep-separated)."""
-    roots = [resource("tasks", "")]
-    roots += [Path(p) for p in os.environ.get("EQ_EVALS_TASKS_PATH", "").split(os.pathsep) if p]
-    return sorted(f for root in roots for f in Path(root).rglob("*.yaml"))
+    """Every ``tasks/**/*.yaml`` of the bundled root and of the user's EQ_EVALS_PATH folders."""
+    return sorted(f for root in roots() for f in (root / "tasks").rglob("*.yaml"))
 
 
 def load_declarations() -> list[Declaration]:

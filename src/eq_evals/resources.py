@@ -1,11 +1,14 @@
 """Locate the declarative layer: task declarations, prompt templates, rubrics and data.
 
 In a wheel the four folders ship inside the package as ``eq_evals/_declarative/<kind>``; in a source
-checkout (editable install, tests) they are the top-level folders of the repository.
+checkout (editable install, tests) they are the top-level folders of the repository. Folders named in
+``EQ_EVALS_PATH`` (os.pathsep-separated) have the same layout and are searched first, so users can add
+tasks, templates and data without touching the package.
 """
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
@@ -26,15 +29,25 @@ def declarative_root() -> Path:
     )
 
 
+def roots() -> list[Path]:
+    """The user's overlay folders (EQ_EVALS_PATH), then the bundled declarative root."""
+    extra = [Path(p).expanduser() for p in os.environ.get("EQ_EVALS_PATH", "").split(os.pathsep) if p]
+    return extra + [declarative_root()]
+
+
 def resource(kind: str, relative: str | Path) -> Path:
-    """Path of a declarative file, e.g. resource("datasets", "facet/hidden.jsonl")."""
+    """Path of a declarative file, e.g. resource("datasets", "facet/hidden.jsonl"): the first root that
+    has it, else the bundled location (which then does not exist, for the caller's error message)."""
     if kind not in KINDS:
         raise ValueError(f"unknown resource kind {kind!r}; expected one of {KINDS}")
+    for root in roots():
+        if (root / kind / relative).exists():
+            return root / kind / relative
     return declarative_root() / kind / relative
 
 
 def display_path(path: Path) -> str:
-    """A path relative to the declarative root when possible (for error messages and docs)."""
+    """A bundled file relative to the declarative root (for error messages); other paths in full."""
     try:
         return str(path.relative_to(declarative_root()))
     except ValueError:

@@ -29,7 +29,7 @@ def template_context(name: str) -> Callable:
 def load_template_file(file: str) -> dict[str, Any]:
     path = resource("solvers", file)
     if not path.is_file():
-        raise ValueError(f"prompt template file solvers/{file} does not exist")
+        raise ValueError(f"prompt template file {display_path(path)} does not exist")
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     where = display_path(path)
     if not isinstance(data, dict) or not isinstance(data.get("templates"), dict):
@@ -47,10 +47,10 @@ def render(file: str, template: str, metadata: dict[str, Any], text: str) -> str
     data = load_template_file(file)
     language = metadata.get("language", "en")
     if template not in data["templates"]:
-        raise ValueError(f"solvers/{file} has no template {template!r}")
+        raise ValueError(f"{file} has no template {template!r}")
     variants = data["templates"][template]
     if language not in variants:
-        raise ValueError(f"solvers/{file}: template {template!r} has no {language!r} version")
+        raise ValueError(f"{file}: template {template!r} has no {language!r} version")
     values: dict[str, Any] = dict(metadata)
     if data.get("context"):
         values.update(CONTEXTS[data["context"]](language))
@@ -62,7 +62,7 @@ def render(file: str, template: str, metadata: dict[str, Any], text: str) -> str
     try:
         return variants[language].format_map(values).strip()
     except KeyError as ex:
-        raise ValueError(f"solvers/{file}: template {template!r} uses {{{ex.args[0]}}}, "
+        raise ValueError(f"{file}: template {template!r} uses {{{ex.args[0]}}}, "
                          f"which this sample does not provide") from None
 
 
@@ -85,7 +85,7 @@ def _validate_prompt(file: str, template: str | None = None, template_by: str | 
     if (template is None) == (template_by is None):
         raise ValueError("give exactly one of 'template' and 'template_by'")
     if template is not None and template not in data["templates"]:
-        raise ValueError(f"solvers/{file} has no template {template!r}; it has {sorted(data['templates'])}")
+        raise ValueError(f"{file} has no template {template!r}; it has {sorted(data['templates'])}")
 
 
 prompt_template.validate_declaration = _validate_prompt  # type: ignore[attr-defined]

