@@ -42,7 +42,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 def test_every_bundled_declaration_registers_a_task() -> None:
     tasks = register_all()
     assert FACET_TASKS <= set(tasks)
-    assert {d.spec.name for d in load_declarations()} == set(tasks)
+    assert {d.spec.name for d in load_declarations()} <= set(tasks)
 
 
 def test_registered_task_has_typed_parameters_and_namespace() -> None:

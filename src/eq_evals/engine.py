@@ -239,7 +239,6 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
         metrics=metrics,
         epochs=Epochs(spec.epochs.count, spec.epochs.reducer),
         config=components.generate_config(spec.config),
-        name=spec.name,
         version=spec.version,
         metadata={"benchmark": spec.benchmark, "paper": spec.paper, "declaration": decl.where},
     )

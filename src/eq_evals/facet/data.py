@@ -123,6 +123,8 @@ def validate(record: dict, file: str, row: Any) -> None:
             raise DataError(file, row, f"missing field {field!r}")
     if record["language"] not in ("en", "zh"):
         raise DataError(file, row, f"language {record['language']!r} is not 'en' or 'zh'")
+    if record["format"] == "generative" and record.get("pool") not in (None, "deepening", "shared", "naturalness"):
+        raise DataError(file, row, f"pool {record.get('pool')!r} is not deepening, shared or naturalness")
     if record["format"] not in FORMATS:
         raise DataError(file, row, f"format {record['format']!r} is not one of {sorted(FORMATS)}")
     dimension, fmt, gold = record["dimension"], record["format"], record.get("answer")
@@ -158,17 +160,23 @@ def to_sample(record: dict, strip_option_labels: bool) -> Sample:
 
 def facet_items(
     path: str | Path,
-    dimensions: Iterable[str],
+    dimensions: Iterable[str] | None,
     language: str = "en",
     split: str = "all",
     strip_option_labels: bool = True,
+    pools: Iterable[str] | None = None,
+    judge: Iterable[str] | None = None,
 ) -> list[Sample]:
-    """Load, validate and filter FACET records of the given dimensions from one file or folder."""
+    """Load, validate and filter FACET records from one file or folder: those of the given dimensions,
+    or (interaction tasks) those of the given prompt pools (spec §1.1, A1). ``judge`` keeps only those
+    dimensions in each item's ``judge_dimensions``."""
     path = Path(path)
     files = sorted(path.glob("*.jsonl")) + sorted(path.glob("*.json")) if path.is_dir() else [path]
     if not files or not all(f.is_file() for f in files):
         raise DataError(str(path), "-", "no FACET data files (*.jsonl, *.json) found")
-    wanted = set(dimensions)
+    wanted, wanted_pools = set(dimensions or []), set(pools or [])
+    if not wanted and not wanted_pools:
+        raise ValueError("facet_items needs dimensions or pools")
     samples, seen = [], set()
     for file in files:
         if file.name == "taxonomy.yaml":
@@ -177,7 +185,10 @@ def facet_items(
             if not isinstance(record, dict):
                 raise DataError(str(file), row, "a record must be a JSON object")
             validate(record, str(file), row)
-            if record["dimension"] not in wanted:
+            if wanted_pools:
+                if record.get("pool") not in wanted_pools:
+                    continue
+            elif record["dimension"] not in wanted:
                 continue
             if language != "all" and record["language"] != language:
                 continue
@@ -186,7 +197,11 @@ def facet_items(
             if record["id"] in seen:
                 raise DataError(str(file), row, f"duplicate id {record['id']!r}")
             seen.add(record["id"])
-            samples.append(to_sample(record, strip_option_labels))
+            sample = to_sample(record, strip_option_labels)
+            if judge is not None and sample.metadata.get("judge_dimensions"):
+                sample.metadata["judge_dimensions"] = [d for d in sample.metadata["judge_dimensions"] if d in judge]
+            samples.append(sample)
     if not samples:
-        raise DataError(str(path), "-", f"no items for dimensions {sorted(wanted)}, language={language}, split={split}")
+        what = f"pools {sorted(wanted_pools)}" if wanted_pools else f"dimensions {sorted(wanted)}"
+        raise DataError(str(path), "-", f"no items for {what}, language={language}, split={split}")
     return samples

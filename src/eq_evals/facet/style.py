@@ -1,0 +1,89 @@
+"""``facet_style``: descriptive statistics of interaction responses, approximating FACET Fig. 6a (paper §3).
+
+Interaction quality is judged pairwise after generation (``facet_pairwise``, ``eq-evals ratings``); this
+scorer only records the behavioural style the paper relates to perceived warmth: response length (words in
+English, characters in Chinese), bullet points, and formulaic opening/closing templates from the lexicon
+in ``scorers/facet/style.yaml`` (spec §6.6).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+import yaml
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from eq_evals.facet.answers import ANSWER_BLOCK
+from eq_evals.resources import resource
+
+
+@cache
+def lexicon(file: str) -> dict[str, Any]:
+    path = resource("scorers", file)
+    if not path.is_file():
+        raise ValueError(f"style lexicon scorers/{file} does not exist")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    compiled: dict[str, Any] = {"bullet": re.compile(data["bullet"], re.MULTILINE)}
+    for part in ("opening", "closing"):
+        compiled[part] = {lang: [re.compile(p, re.IGNORECASE) for p in patterns]
+                          for lang, patterns in data[part].items()}
+    return compiled
+
+
+def response_text(completion: str) -> str:
+    """The final reply: inside ``<answer>`` tags if the model used them (spec §1.3), else all of it."""
+    blocks = ANSWER_BLOCK.findall(completion or "")
+    return (blocks[-1] if blocks else completion or "").strip()
+
+
+def length(text: str, language: str, unit: str = "native") -> int:
+    """Words (whitespace tokens) in English, non-space characters in Chinese; ``reference``: len(text)."""
+    if unit == "reference":
+        return len(text)
+    return len(text.split()) if language == "en" else len(re.sub(r"\s", "", text))
+
+
+def segments(text: str) -> list[str]:
+    """Paragraphs, or sentences when there is only one paragraph (spec §6.6)."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+    if len(paragraphs) > 1:
+        return paragraphs
+    return [s for s in re.split(r"(?<=[.!?。！？])\s*", text.strip()) if s.strip()]
+
+
+def style(text: str, language: str, file: str = "facet/style.yaml") -> dict[str, float]:
+    lex = lexicon(file)
+    parts = segments(text)
+    head, tail = " ".join(parts[:2]), parts[-1] if parts else ""
+    return {
+        "length": float(length(text, language)),
+        "bullets": float(len(lex["bullet"].findall(text))),
+        "opening_template": float(any(p.search(head) for p in lex["opening"].get(language, []))),
+        "closing_template": float(any(p.search(tail) for p in lex["closing"].get(language, []))),
+    }
+
+
+@scorer(metrics={"length": [mean(), stderr()], "bullets": [mean()], "opening_template": [mean()],
+                 "closing_template": [mean()]})
+def facet_style(lexicon_file: str = "facet/style.yaml") -> Scorer:
+    """Length, bullets and template use of an interaction response (descriptive; not a quality score)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        text = response_text(state.output.completion)
+        if not text:
+            return Score.unscored(reason="empty_response", explanation="the model returned no text")
+        values = style(text, state.metadata.get("language", "en"), lexicon_file)
+        return Score(value=values, answer=text[:200],
+                     explanation=", ".join(f"{k}={v:g}" for k, v in values.items()))
+
+    return score
+
+
+def _validate(lexicon_file: str = "facet/style.yaml") -> None:
+    lexicon(lexicon_file)
+
+
+facet_style.validate_declaration = _validate  # type: ignore[attr-defined]

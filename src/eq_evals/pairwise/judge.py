@@ -1,0 +1,207 @@
+"""The ``pairwise_judge`` scorer (FACET spec §4.2-4.5; paper App. D and F).
+
+For one matchup (a prompt instance, two models' responses, a dimension) each judge of the ``grader`` role
+is called twice, with the responses in both orders, anonymised as "Response A"/"Response B". The prompt
+(from a rubric file under ``scorers/``) asks for chain-of-thought reasoning before a verdict such as
+``"B+++"``; the margin is the number of "+" (1-5). Replies that cannot be parsed are retried, then the
+matchup is unscored with the reason. The two verdicts are combined as the spec prescribes: the same
+winner -> that winner with the rounded mean margin; different winners -> a draw (or discarded).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from functools import cache
+from typing import Any
+
+import yaml
+from inspect_ai.model import GenerateConfig, Model, get_model, model_roles
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import TaskState
+from inspect_ai.util import span
+
+from eq_evals.errors import EqEvalsError
+from eq_evals.facet.style import length
+from eq_evals.ratings import Verdict, aggregate_orders
+from eq_evals.resources import resource
+
+VERDICT = re.compile(r"([AB])\s*(\+{1,6})")
+BARE = re.compile(r"(?<![A-Za-z])([AB])(?![A-Za-z])")
+PLACEHOLDERS = ("user_input", "response_a", "response_b", "length_a", "length_b", "dimension_name", "rubric",
+                "process_extra", "guidelines_extra", "output_extra_fields")
+
+
+@cache
+def load_rubrics(file: str) -> dict[str, Any]:
+    path = resource("scorers", file)
+    if not path.is_file():
+        raise ValueError(f"judge rubric file scorers/{file} does not exist")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for key in ("templates", "dimensions", "length"):
+        if not isinstance(data, dict) or not isinstance(data.get(key), dict):
+            raise ValueError(f"scorers/{file}: needs a '{key}' mapping")
+    for dim, spec in data["dimensions"].items():
+        for field in ("name", "rubric"):
+            if not isinstance(spec.get(field), dict):
+                raise ValueError(f"scorers/{file}: dimensions.{dim}.{field} needs a text per language")
+    return data
+
+
+def length_label(text: str, language: str, rubrics: dict[str, Any], unit: str = "native") -> str:
+    """``212 words`` / ``356字``; ``reference`` gives the raw character count the authors' code passed (A4)."""
+    if unit == "reference":
+        return str(length(text, language, "reference"))
+    n = length(text, language)
+    return f"{n} words" if rubrics["length"][language]["unit"] == "words" else f"{n}字"
+
+
+def judge_prompt(rubrics: dict[str, Any], dimension: str, language: str, user_input: str,
+                 response_a: str, response_b: str, unit: str = "native") -> str:
+    spec = rubrics["dimensions"].get(dimension)
+    if spec is None:
+        raise EqEvalsError(f"no judge rubric for dimension {dimension!r}")
+    text = {k: v[language] if isinstance(v, dict) else v for k, v in spec.items() if isinstance(v, (dict, str))}
+    values = {
+        "user_input": user_input, "response_a": response_a, "response_b": response_b,
+        "length_a": length_label(response_a, language, rubrics, unit),
+        "length_b": length_label(response_b, language, rubrics, unit),
+        "dimension_name": text["name"], "rubric": text["rubric"],
+        "process_extra": text.get("process_extra", ""), "guidelines_extra": text.get("guidelines_extra", ""),
+        "output_extra_fields": text.get("output_extra_fields", ""),
+    }
+    # the responses are inserted last, so braces inside them are never read as placeholders
+    skeleton = rubrics["templates"][language].format_map(
+        {**values, "user_input": "\x00U", "response_a": "\x00A", "response_b": "\x00B"})
+    return skeleton.replace("\x00U", user_input).replace("\x00A", response_a).replace("\x00B", response_b)
+
+
+def parse_verdict(reply: str) -> Verdict:
+    """The winner letter and margin from a judge reply: ``overall_winner`` of its JSON if present, else the
+    last ``A++``-style token, else a bare A/B (spec §4.2 [REC]; not the reference's anything-but-A-is-B)."""
+    candidates = []
+    for blob in re.findall(r"\{.*\}", reply or "", flags=re.DOTALL):
+        try:
+            data = json.loads(blob)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("overall_winner"), str):
+            candidates.append(data["overall_winner"])
+    field = re.findall(r'"overall_winner"\s*:\s*"([^"]*)"', reply or "")
+    for text in candidates + field + [reply or ""]:
+        matches = VERDICT.findall(text)
+        if matches:
+            letter, pluses = matches[-1]
+            return Verdict(letter, min(len(pluses), 5))
+        if text is not reply:
+            bare = BARE.findall(text)
+            if bare:
+                return Verdict(bare[-1], 0)
+    return Verdict(None, 0)
+
+
+@dataclass
+class Call:
+    order: list[str]          # [model in position A, model in position B]
+    verdict: str | None       # e.g. "B+++", None when unparseable after every attempt
+    winner: str | None        # the model the verdict favours
+    margin: int
+    attempts: int
+    reasoning: str
+
+
+def grader_models() -> list[Model]:
+    bound = model_roles().get("grader")
+    if bound is None:
+        model = get_model(role="grader")
+        if str(model).startswith("none"):
+            raise EqEvalsError("pairwise judging needs a judge: --model-role grader=<model> (or a panel: grader=a,b)")
+        return [model]
+    return bound if isinstance(bound, list) else [bound]
+
+
+async def judge_once(judge: Model, prompt: str, order: list[str], attempts: int, config: GenerateConfig) -> Call:
+    replies = []
+    for attempt in range(1, attempts + 1):
+        output = await judge.generate(prompt, config=config)
+        reply = output.completion
+        replies.append(reply)
+        verdict = parse_verdict(reply)
+        if verdict.winner is not None:
+            winner = order[0] if verdict.winner == "A" else order[1]
+            return Call(order, f"{verdict.winner}{'+' * verdict.margin}", winner, verdict.margin, attempt, reply)
+    return Call(order, None, None, 0, attempts, "\n---\n".join(replies))
+
+
+@scorer(metrics={"outcome": [mean()], "margin": [mean()], "conflicted": [mean()]})
+def pairwise_judge(rubrics: str, conflict_policy: str = "draw", attempts: int = 3,
+                   length_unit: str = "native") -> Scorer:
+    """Judge one matchup in both orders with every judge of the ``grader`` role.
+
+    Value: ``outcome`` for ``model_a`` (1 win, 0 loss, 0.5 draw; mean over judges), ``margin`` and
+    ``conflicted`` (position-inconsistent verdict pairs). Metadata keeps each judge's calls, verdicts and
+    reasoning for the ratings and the judge diagnostics.
+    """
+    if conflict_policy not in ("draw", "discard"):
+        raise ValueError(f"conflict_policy must be 'draw' or 'discard', not {conflict_policy!r}")
+    if length_unit not in ("native", "reference"):
+        raise ValueError(f"length_unit must be 'native' or 'reference', not {length_unit!r}")
+
+    async def score(state: TaskState, target: Target) -> Score:
+        md = state.metadata
+        rubric = load_rubrics(rubrics)
+        judge_cfg = rubric.get("judge", {})
+        config = GenerateConfig(temperature=judge_cfg.get("temperature"), seed=judge_cfg.get("seed"))
+        a, b, language = md["model_a"], md["model_b"], md["language"]
+        texts = {a: md["response_a"], b: md["response_b"]}
+        judgments, failures = [], []
+        for judge in grader_models():
+            calls = []
+            for first, second in ((a, b), (b, a)):
+                prompt = judge_prompt(rubric, md["dimension"], language, md["user_input"], texts[first],
+                                      texts[second], length_unit)
+                async with span(f"{judge} judges {md['dimension']}: A={first}, B={second}"):
+                    calls.append(await judge_once(judge, prompt, [first, second], attempts, config))
+            if any(c.verdict is None for c in calls):
+                failures.append(f"{judge}: unparseable reply after {attempts} attempts")
+                judgments.append({"judge": str(judge), "calls": [asdict(c) for c in calls], "result": None})
+                continue
+            # Verdicts in model_a's frame: A = model_a wins
+            v1 = Verdict("A" if calls[0].winner == a else "B", calls[0].margin)
+            v2 = Verdict("A" if calls[1].winner == a else "B", calls[1].margin)
+            result = aggregate_orders(v1, v2, conflict_policy)
+            entry = {"judge": str(judge), "calls": [asdict(c) for c in calls], "result": None}
+            if result is None:
+                failures.append(f"{judge}: position-inconsistent verdicts discarded (conflict_policy=discard)")
+            else:
+                outcome, margin, conflicted = result
+                entry["result"] = {"outcome": outcome, "margin": margin, "conflicted": conflicted}
+            judgments.append(entry)
+        metadata = {k: md[k] for k in ("model_a", "model_b", "dimension", "language", "item", "epoch", "phase")
+                    if k in md}
+        metadata.update(judgments=judgments, length_a=length(texts[a], language), length_b=length(texts[b], language))
+        valid = [j["result"] for j in judgments if j["result"] is not None]
+        if not valid:
+            reason = "judge_unparseable" if any("unparseable" in f for f in failures) else "verdicts_discarded"
+            return Score.unscored(reason=reason, explanation="; ".join(failures), metadata=metadata)
+        outcome = sum(r["outcome"] for r in valid) / len(valid)
+        value = {"outcome": outcome, "margin": sum(r["margin"] for r in valid) / len(valid),
+                 "conflicted": sum(r["conflicted"] for r in valid) / len(valid)}
+        lines = [f"{j['judge']}: " + ", ".join(f"[A={c['order'][0]}, B={c['order'][1]}] {c['verdict']}"
+                                                for c in j["calls"])
+                 + (f" -> {a if j['result']['outcome'] == 1 else b if j['result']['outcome'] == 0 else 'draw'}"
+                    f" (margin {j['result']['margin']}{', conflicted' if j['result']['conflicted'] else ''})"
+                    if j["result"] else " -> not recorded")
+                 for j in judgments]
+        answer = a if outcome > 0.5 else b if outcome < 0.5 else "draw"
+        return Score(value=value, answer=answer, explanation="\n".join(lines), metadata=metadata)
+
+    return score
+
+
+def _validate(rubrics: str, **_: object) -> None:
+    load_rubrics(rubrics)
+
+
+pairwise_judge.validate_declaration = _validate  # type: ignore[attr-defined]

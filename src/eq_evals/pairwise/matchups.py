@@ -1,0 +1,176 @@
+"""The judging dataset: which model pairs are compared on which prompt instances.
+
+- ``round_robin``: every pair of models on every instance and dimension.
+- ``adaptive`` (FACET spec §4.6): a seed round in which each model meets about half of the others on
+  every instance, then rounds that pick the most informative pairs from the current TrueSkill ratings
+  (uncertain and close), until the ranking stops changing or ``max_rounds`` is reached. Runs inside one
+  Inspect task through a ``SampleSource``, so every judgment lands in one log.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+from inspect_ai import SampleSource
+from inspect_ai.dataset import Sample
+from inspect_ai.log import EvalSample
+
+from eq_evals.errors import EqEvalsError
+from eq_evals.pairwise.logs import Generation, load_generations
+from eq_evals.ratings import Comparison, adaptive_pairs, facet_seed_round, ranking_unchanged, trueskill_facet
+
+Instance = tuple[str, int]  # (sample id, epoch)
+
+
+class Pool:
+    """The responses of all models, indexed for building matchups."""
+
+    def __init__(self, gens: list[Generation], language: str, dimensions: list[str] | None) -> None:
+        self.models = sorted(g.model for g in gens)
+        self.by_model = {g.model: g for g in gens}
+        instances: dict[Instance, dict[str, Any]] = {}
+        for g in gens:
+            for key, response in g.responses.items():
+                if language != "all" and response.metadata.get("language") != language:
+                    continue
+                instances.setdefault(key, {"prompt": response.prompt, "metadata": response.metadata})
+        self.instances = sorted(instances)
+        self.info = instances
+        self.dimensions: dict[Instance, list[str]] = {}
+        for key in self.instances:
+            dims = self.info[key]["metadata"].get("judge_dimensions") or ["overall"]
+            if dimensions:
+                dims = [d for d in dims if d in dimensions]
+            self.dimensions[key] = dims
+        if not any(self.dimensions.values()):
+            raise EqEvalsError(f"no prompt instances to judge for language={language}, dimensions={dimensions}")
+
+    def available(self, key: Instance, model: str) -> bool:
+        return key in self.by_model[model].responses
+
+    def sample(self, key: Instance, dimension: str, a: str, b: str, phase: str) -> Sample | None:
+        a, b = sorted((a, b))
+        if not (self.available(key, a) and self.available(key, b)):
+            return None  # a model's generation failed on this instance: nothing to compare
+        sid, epoch = key
+        md = self.info[key]["metadata"]
+        return Sample(
+            id=f"{dimension}|{sid}|e{epoch}|{a}|{b}",
+            input=self.info[key]["prompt"],
+            metadata={
+                "dimension": dimension, "language": md.get("language", "en"), "item": f"{sid}#{epoch}",
+                "item_id": md.get("item_id", sid), "epoch": epoch, "model_a": a, "model_b": b, "phase": phase,
+                "user_input": self.info[key]["prompt"],
+                "response_a": self.by_model[a].responses[key].text,
+                "response_b": self.by_model[b].responses[key].text,
+            },
+        )
+
+
+def round_robin_samples(pool: Pool) -> list[Sample]:
+    samples = []
+    for key in pool.instances:
+        for dimension in pool.dimensions[key]:
+            for a, b in itertools.combinations(pool.models, 2):
+                s = pool.sample(key, dimension, a, b, "round_robin")
+                if s is not None:
+                    samples.append(s)
+    return samples
+
+
+def comparisons_from_sample(sample: EvalSample, scorer: str = "pairwise_judge") -> list[Comparison]:
+    """One Comparison per judge with a recorded result."""
+    score = (sample.scores or {}).get(scorer)
+    if score is None or not score.metadata:
+        return []
+    md = score.metadata
+    out = []
+    for judgment in md.get("judgments", []):
+        result = judgment.get("result")
+        if result is None:
+            continue
+        out.append(Comparison(model_a=md["model_a"], model_b=md["model_b"], outcome=result["outcome"],
+                              margin=result["margin"], item=md["item"], dimension=md["dimension"],
+                              language=md["language"], judge=judgment["judge"], conflicted=result["conflicted"],
+                              phase=md.get("phase", "")))
+    return out
+
+
+class AdaptiveSource(SampleSource):
+    """FACET's seed round plus rating-driven rounds (spec §4.6), per dimension."""
+
+    def __init__(self, pool: Pool, max_rounds: int, pairs_per_round: int, samples_per_tier: tuple[int, ...],
+                 tier_fractions: tuple[float, ...], seed: int) -> None:
+        self.pool, self.max_rounds, self.pairs_per_round = pool, max_rounds, pairs_per_round
+        self.samples_per_tier, self.tier_fractions, self.seed = samples_per_tier, tier_fractions, seed
+        self.round = 0
+        self.comparisons: list[Comparison] = []
+        self.compared: dict[str, set] = {}
+        self.previous_ranking: dict[str, list[str]] = {}
+        self.done: set[str] = set()
+        self.rng = random.Random(seed)
+
+    def _add(self, sample: Sample | None, out: list[Sample]) -> None:
+        if sample is not None:
+            md = sample.metadata or {}
+            self.compared.setdefault(md["dimension"], set()).add((md["item"], md["model_a"], md["model_b"]))
+            out.append(sample)
+
+    def initial_samples(self) -> list[Sample]:
+        out: list[Sample] = []
+        for index, key in enumerate(self.pool.instances):
+            pairs = facet_seed_round(self.pool.models, instance_index=index, version=key[1], seed=self.seed)
+            for dimension in self.pool.dimensions[key]:
+                for a, b in pairs:
+                    self._add(self.pool.sample(key, dimension, a, b, "seed"), out)
+        return out
+
+    async def sample_complete(self, sample: EvalSample) -> list[Sample] | None:
+        self.comparisons += comparisons_from_sample(sample)
+        return None
+
+    async def next_samples(self) -> list[Sample] | None:
+        self.round += 1
+        if self.round > self.max_rounds:
+            return None
+        out: list[Sample] = []
+        by_key = {f"{sid}#{epoch}": (sid, epoch) for sid, epoch in self.pool.instances}
+        for dimension in sorted({d for dims in self.pool.dimensions.values() for d in dims} - self.done):
+            comps = [c for c in self.comparisons if c.dimension == dimension]
+            if not comps:
+                self.done.add(dimension)
+                continue
+            ratings = trueskill_facet(comps)
+            ranking = sorted(ratings, key=lambda m: -ratings[m].score)
+            if self.round > 1 and ranking_unchanged(self.previous_ranking.get(dimension, []), ranking):
+                self.done.add(dimension)
+                continue
+            self.previous_ranking[dimension] = ranking
+            items = [k for k in by_key if dimension in self.pool.dimensions[by_key[k]]]
+            compared = {(item, (a, b)) for item, a, b in self.compared.get(dimension, set())}
+            chosen = adaptive_pairs(ratings, compared, items, pairs_per_round=self.pairs_per_round,
+                                    samples_per_tier=self.samples_per_tier, tier_fractions=self.tier_fractions,
+                                    rng=self.rng)
+            before = len(out)
+            for item, (a, b) in chosen:
+                self._add(self.pool.sample(by_key[item], dimension, a, b, f"smart_{self.round}"), out)
+            if len(out) == before:
+                self.done.add(dimension)
+        return out or None
+
+
+def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None = None,
+                      generation_tasks: list[str] | None = None, pairing: str = "round_robin",
+                      max_rounds: int = 10, pairs_per_round: int = 20, seed: int = 42) -> list[Sample] | SampleSource:
+    """Matchups from the generation logs of two or more models (a folder or comma-separated files)."""
+    if not logs:
+        raise EqEvalsError("-T logs=DIR is required: the generation logs of two or more models of one task")
+    wanted = [d.strip() for d in dimensions.split(",")] if dimensions else None
+    pool = Pool(load_generations(logs, generation_tasks), language, wanted)
+    if pairing == "round_robin":
+        return round_robin_samples(pool)
+    if pairing == "adaptive":
+        return AdaptiveSource(pool, max_rounds, pairs_per_round, (8, 4, 2), (0.1, 0.3), seed)
+    raise EqEvalsError(f"-T pairing={pairing}: expected round_robin or adaptive")
