@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import cache
 
 from eq_evals.facet.taxonomy import taxonomy
 
@@ -68,6 +69,7 @@ class ParsedLabels:
     off_taxonomy: list[str] = field(default_factory=list)
 
 
+@cache
 def _label_index(language: str, cross_language: bool) -> dict[str, str]:
     """normalised surface form -> canonical normalised label of the item's language."""
     tax = taxonomy()

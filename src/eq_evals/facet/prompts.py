@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from eq_evals.facet.taxonomy import taxonomy
 from eq_evals.core.solvers import template_context
 
 
 @template_context("facet_taxonomy")
+@cache
 def facet_taxonomy(language: str) -> dict[str, str]:
     tax = taxonomy()
     sep = ", " if language == "en" else "、"

@@ -51,7 +51,7 @@ def _answer_key(extra: str | None) -> list[dict[str, Any]]:
     for source in sources:
         for strip in (True, False):
             try:
-                items += [s.metadata for s in facet_items(source, dims, "all", "all", strip)]
+                items += [dict(s.metadata, item_text=s.input) for s in facet_items(source, dims, "all", "all", strip)]
             except DataError:
                 continue  # no (valid) items there: the scripted model just won't recognise them
     # longest texts first, so an item whose text contains another's is matched first
