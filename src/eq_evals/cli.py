@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     p_list = sub.add_parser("list", help="list every task with its description, parameters and sample counts")
     p_list.add_argument("--benchmark", help="only tasks of this benchmark (facet, sage, ...)")
     p_list.set_defaults(func=cmd_list)
+    from eq_evals.sage.cli import register as register_sage  # the `eq-evals sage ...` group
+
+    register_sage(sub)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -171,13 +171,17 @@ class SimulatorParseError(ValueError):
 
 EMOTION_HEADERS = ("Content", "TargetCompletion", "Activity", "Analyse", "Change")
 _HEADER = re.compile(r"(?im)(?<![A-Za-z])(Content|TargetCompletion|Target Completion|Activity|Analyse|"
-                     r"Analysis|Change|Thinking|Draft|Revision|Response)\s*:")
+                     r"Analysis|Change|Thinking|Draft|Revision|Response)\s*[:：]")
 _INT = re.compile(r"[+-]?\s?\d+")
 
 
 def _normalise(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text or "")
-    return text.replace("−", "-").replace("–", "-").replace("*", "")
+    """Markdown emphasis removed (as the released parser does); full-width text is kept for display."""
+    return (text or "").replace("*", "")
+
+
+def _number_text(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).replace("−", "-").replace("–", "-")
 
 
 def _sections(text: str) -> dict[str, str]:
@@ -215,7 +219,7 @@ def parse_emotion_output(text: str) -> EmotionOutput:
     parts = _sections(norm)
     if "Change" not in parts:
         raise SimulatorParseError("no 'Change:' section in the emotion-update output")
-    m = _INT.search(parts["Change"])
+    m = _INT.search(_number_text(parts["Change"]))
     if m is None:
         raise SimulatorParseError(f"no integer after 'Change:' (got {parts['Change'].strip()[:60]!r})")
     return EmotionOutput(raw_change=int(m.group(0).replace(" ", "")), content=_clean(parts.get("Content", "")),
@@ -235,8 +239,8 @@ _QUOTES = "\"'“”‘’「」『』"
 def parse_reply_output(text: str) -> ReplyOutput:
     """The reply output: everything after the last ``Response:`` header, without brackets and quotes; the
     thinking is everything before it (spec §3.5). Raises SimulatorParseError."""
-    raw = unicodedata.normalize("NFKC", text or "").replace("*", "")
-    marks = list(re.finditer(r"(?im)\bResponse\s*:", raw))
+    raw = _normalise(text)
+    marks = list(re.finditer(r"(?im)(?<![A-Za-z])Response\s*[:：]", raw))
     if not marks:
         raise SimulatorParseError("no 'Response:' section in the reply output")
     reply = raw[marks[-1].end():].strip()
@@ -244,7 +248,7 @@ def parse_reply_output(text: str) -> ReplyOutput:
         reply = _clean(reply).strip(_QUOTES).strip()
     if not reply:
         raise SimulatorParseError("the 'Response:' section is empty")
-    thinking = re.sub(r"(?im)^\s*#*\s*Thinking\s*:\s*", "", raw[:marks[-1].start()], count=1).strip()
+    thinking = re.sub(r"(?im)^\s*#*\s*Thinking\s*[:：]\s*", "", raw[:marks[-1].start()], count=1).strip()
     return ReplyOutput(reply=reply, thinking=thinking)
 
 

@@ -1,0 +1,55 @@
+"""``eq-evals sage ...``: the SAGE leaderboard and the scenario generator."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from eq_evals.errors import EqEvalsError
+    from eq_evals.sage.leaderboard import collect, render, to_json
+
+    rows = collect(args.logs)
+    if not rows:
+        raise EqEvalsError(f"no scored SAGE samples in {', '.join(args.logs)}")
+    print(to_json(rows) if args.json else render(rows))
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from eq_evals.sage.generate import run
+
+    written, errors = run(args.model, args.n, args.language, args.out, seed=args.seed, temperature=args.temperature,
+                          base_url=args.base_url, id_prefix=args.id_prefix, max_concurrency=args.max_concurrency,
+                          append=args.append)
+    print(f"wrote {written} scenario(s) to {args.out} (model {args.model}, seed {args.seed})")
+    for problem in errors:
+        print(f"eq-evals: skipped {problem}", file=sys.stderr)
+    print(f"run them with: inspect eval eq_evals/sage -T source={args.out} -T language="
+          f"{'all' if args.language == 'both' else args.language} --model <tested> --model-role simulated_user=<simulator>")
+    return 1 if errors else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``sage`` command group to the ``eq-evals`` parser."""
+    p_sage = sub.add_parser("sage", help="SAGE (Sentient Agent as a Judge): leaderboard and scenario generator")
+    sage_sub = p_sage.add_subparsers(dest="sage_command", required=True)
+
+    p_board = sage_sub.add_parser("leaderboard", help="Sentient leaderboard from SAGE logs (sorted by Sentient score)")
+    p_board.add_argument("logs", nargs="+", metavar="LOGS", help="Inspect log files or folders")
+    p_board.add_argument("--json", action="store_true", help="print JSON rows instead of a table")
+    p_board.set_defaults(func=cmd_leaderboard)
+
+    p_gen = sage_sub.add_parser("generate", help="write new personas and scenes with an LLM from seed pools (paper §2.2)")
+    p_gen.add_argument("--model", required=True, help="Inspect model, e.g. openai/gpt-4.1 or eq_evals/scripted-sage-writer")
+    p_gen.add_argument("--n", type=int, default=10, help="scenarios per language (default 10)")
+    p_gen.add_argument("--language", choices=["zh", "en", "both"], default="zh")
+    p_gen.add_argument("--out", required=True, help="output JSONL file (released schema)")
+    p_gen.add_argument("--seed", type=int, default=0, help="seed for sampling the seed pools")
+    p_gen.add_argument("--temperature", type=float, default=None)
+    p_gen.add_argument("--base-url", default=None, help="model base URL (e.g. a local OpenAI-compatible server)")
+    p_gen.add_argument("--id-prefix", default="gen", help="prefix of the generated scenario ids")
+    p_gen.add_argument("--max-concurrency", type=int, default=4)
+    p_gen.add_argument("--append", action="store_true", help="append to an existing output file")
+    p_gen.set_defaults(func=cmd_generate)
