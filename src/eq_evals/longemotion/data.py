@@ -1,0 +1,345 @@
+"""LongEmotion data: the official release (Hugging Face Hub ``LongEmotion/LongEmotion`` or a local copy)
+as Inspect samples, with the real field names of each task (spec §2).
+
+Where the files come from, in order:
+1. ``data_dir`` (``-T data_dir=PATH``) or the ``LONGEMOTION_DATA_DIR`` environment variable: a folder in the
+   Hub layout (``Emotion QA/Emotion_QA.jsonl``, e.g. a ``snapshot_download``) or the flat layout of the
+   GitHub ``data/`` folder (``Emotion_QA.jsonl``);
+2. ``fixtures=true``: the small project-written fixtures under ``datasets/longemotion/fixtures``;
+3. the Hub at ``revision``, via ``hf_hub_download`` (cached by huggingface_hub). With no network and no
+   cached copy this fails at once with a message saying how to point the task at a local copy.
+
+A malformed record raises DataError naming the file, the row and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.dataset import Sample
+
+from eq_evals.errors import DataError, EqEvalsError
+from eq_evals.resources import resource
+
+logger = logging.getLogger(__name__)
+
+HF_REPO = "LongEmotion/LongEmotion"
+# The Hub repository could not be reached when this was written, so no commit sha is known; the md5s
+# below (spec §2.1, from the authors' comparison report) pin the file contents instead: a download whose
+# md5 differs is reported. Pass -T revision=<sha> to pin a commit.
+HF_REVISION = "main"
+ENV_DATA_DIR = "LONGEMOTION_DATA_DIR"
+
+# key -> (Hub path, flat-layout file names in order of preference)
+FILES: dict[str, tuple[str | None, list[str]]] = {
+    "classification_emobench": ("Emotion Classification/Emotion_Classification_Emobench.jsonl",
+                                ["Emotion_Classification_Emobench.jsonl"]),
+    "classification_finentity": ("Emotion Classification/Emotion_Classification_Finentity.jsonl",
+                                 ["Emotion_Classification_Finentity.jsonl"]),
+    # the Hub file is the original (2025-08) version; the GitHub copy keeps it as *_backup.jsonl
+    "detection_original": ("Emotion Detection/Emotion_Detection.jsonl", ["Emotion_Detection_backup.jsonl"]),
+    "detection_cleaned": (None, ["Emotion_Detection.jsonl"]),
+    "qa": ("Emotion QA/Emotion_QA.jsonl", ["Emotion_QA.jsonl"]),
+    "conversation": ("Emotion Conversation/Emotion_Conversations.jsonl", ["Emotion_Conversations.jsonl"]),
+    "summary_processed": ("Emotion Summary/Emotion_Summary.jsonl", ["Emotion_Summary.jsonl"]),
+    "summary_origin": ("Emotion Summary/Emotion_Summary_origin.jsonl", ["Emotion_Summary_origin.jsonl"]),
+    "expression_situations": ("Emotion Expression/Emotion_Expression_Situations.json",
+                              ["Emotion_Expression_Situations.json"]),
+    "expression_questionnaires": ("Emotion Expression/Emotion_Expression_Questionnaires.json",
+                                  ["Emotion_Expression_Questionnaires.json"]),
+}
+HUB_MD5 = {
+    "Emotion_Classification_Emobench.jsonl": "f4a57874680c07ce32a15202b4d6ec51",
+    "Emotion_Classification_Finentity.jsonl": "4679bb7ab038f9cf30d6c3fd8c235038",
+    "Emotion_Detection.jsonl": "bccf0d03b986f9303867c776ace309c2",
+    "Emotion_QA.jsonl": "e7862cad3fd5f279526e7de60a6e85e5",
+    "Emotion_Conversations.jsonl": "b0abb87fcf6fad1c3ca5489e7c84bc45",
+    "Emotion_Summary.jsonl": "58ee9da4ba955932b3142778cdb9b5d5",
+    "Emotion_Summary_origin.jsonl": "b5ecd2580f95569e6729f3069958e516",
+    "Emotion_Expression_Situations.json": "4f7f12185eff62c7ea54af2746c3df7f",
+    "Emotion_Expression_Questionnaires.json": "5afb98e8db76dbb9ac3c09acf1fa8e37",
+}
+FIXTURES = "longemotion/fixtures"
+STAGE_NAMES = ["Reception and Inquiry Stage", "Diagnostic Stage", "Consultation Stage",
+               "Consolidation and Ending Stage"]
+CHECKPOINTS = [("quarter", 1), ("half", 2), ("three_quarters", 3)]
+PANAS_WORDS = ["Interested", "Distressed", "Excited", "Upset", "Strong", "Guilty", "Scared", "Hostile",
+               "Enthusiastic", "Proud", "Irritable", "Alert", "Ashamed", "Inspired", "Nervous", "Determined",
+               "Attentive", "Jittery", "Active", "Afraid"]
+
+
+def _hint() -> str:
+    return ("Point the task at a local copy with -T data_dir=PATH (or the LONGEMOTION_DATA_DIR environment "
+            "variable): a folder holding the Hub layout, e.g. from `huggingface-cli download "
+            f"{HF_REPO} --repo-type dataset --local-dir PATH`, or the flat data/ folder of the GitHub release. "
+            "-T fixtures=true runs the small project-written fixtures instead (a smoke test, not the benchmark).")
+
+
+def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revision: str = HF_REVISION) -> Path:
+    """The file for ``key`` (see FILES), from data_dir, the bundled fixtures, or the Hub."""
+    hub_path, flat = FILES[key]
+    data_dir = data_dir or os.environ.get(ENV_DATA_DIR) or None
+    if data_dir or fixtures:
+        root = Path(data_dir).expanduser() if data_dir else resource("datasets", FIXTURES)
+        where = f"-T data_dir={data_dir}" if data_dir else "the bundled fixtures"
+        if not root.is_dir():
+            raise EqEvalsError(f"LongEmotion: {where}: no such folder. {_hint()}")
+        tried = ([root / hub_path] if hub_path else []) + [root / name for name in flat]
+        for path in tried:
+            if path.is_file():
+                return path
+        raise EqEvalsError(f"LongEmotion: {where} has no {key} file; looked for "
+                           + ", ".join(repr(str(p.relative_to(root))) for p in tried) + ".")
+    if hub_path is None:
+        raise EqEvalsError(f"LongEmotion: the {key} file exists only in the GitHub release, not on the Hub. {_hint()}")
+    try:
+        from huggingface_hub import hf_hub_download
+
+        path = Path(hf_hub_download(HF_REPO, hub_path, repo_type="dataset", revision=revision, etag_timeout=5))
+    except Exception as ex:  # noqa: BLE001 - offline, missing, gated: all end in the same advice
+        raise EqEvalsError(f"LongEmotion: cannot get {hub_path!r} from the Hugging Face Hub "
+                           f"({HF_REPO}@{revision}): {type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}. "
+                           f"{_hint()}") from None
+    expected = HUB_MD5.get(path.name)
+    if expected and hashlib.md5(path.read_bytes()).hexdigest() != expected:
+        logger.warning("LongEmotion: %s from %s@%s differs from the release checked by the spec (md5 %s)",
+                       hub_path, HF_REPO, revision, expected)
+    return path
+
+
+def read_records(path: Path) -> list[Any]:
+    """A JSON Lines file as a list of records, or a JSON file as its value; DataError on a bad line."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        records = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as ex:
+                raise DataError(str(path), f"line {n}", f"invalid JSON: {ex.msg}") from None
+        return records
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as ex:
+        raise DataError(str(path), f"line {ex.lineno}", f"invalid JSON: {ex.msg}") from None
+
+
+def _need(record: Any, path: Path, row: Any, field: str, kind: type | tuple[type, ...]) -> Any:
+    if not isinstance(record, dict):
+        raise DataError(str(path), row, "expected a JSON object")
+    if field not in record:
+        raise DataError(str(path), row, f"missing field {field!r}")
+    value = record[field]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise DataError(str(path), row, f"field {field!r} should be {getattr(kind, '__name__', kind)}, "
+                        f"got {type(value).__name__}")
+    return value
+
+
+def _text(value: Any) -> str:
+    """List-valued report fields are joined with a space (spec §7.12)."""
+    return " ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+
+
+# --- EC (spec §4.1) --------------------------------------------------------------------------------
+
+
+def classification_samples(path: Path, subset: str) -> list[Sample]:
+    samples = []
+    for row, r in enumerate(read_records(path), start=1):
+        where = f"line {row}"
+        # current release: content/subject; the 2025-08 files: context/Subject
+        content_field = "content" if isinstance(r, dict) and "content" in r else "context"
+        subject_field = "subject" if isinstance(r, dict) and "subject" in r else "Subject"
+        content = _need(r, path, where, content_field, str)
+        subject = _need(r, path, where, subject_field, str)
+        label = _need(r, path, where, "label", str)
+        choices = _need(r, path, where, "choices", list)
+        if not all(isinstance(c, str) for c in choices) or len(choices) < 2:
+            raise DataError(str(path), where, "field 'choices' should be a list of at least two strings")
+        if label not in choices:
+            raise DataError(str(path), where, f"label {label!r} is not one of the choices {choices}")
+        rid = r.get("id", row - 1)
+        samples.append(Sample(
+            id=f"ec-{subset}-{rid}",
+            input=f"What emotion(s) would {subject} ultimately feel in this situation?",
+            target=label,
+            metadata={"task": "classification", "subset": subset, "record_id": rid, "subject": subject,
+                      "content": content, "choices": choices, "source": r.get("source"),
+                      "length": r.get("length", r.get("token_length"))},
+        ))
+    return samples
+
+
+# --- ED (spec §4.2) --------------------------------------------------------------------------------
+
+
+def detection_samples(path: Path, variant: str) -> list[Sample]:
+    samples = []
+    for row, r in enumerate(read_records(path), start=1):
+        where = f"line {row}"
+        text = _need(r, path, where, "text", list)
+        labels = _need(r, path, where, "label", list)
+        truth = _need(r, path, where, "ground_truth", int)
+        segments = []
+        for i, seg in enumerate(text):
+            if not isinstance(seg, dict) or not isinstance(seg.get("context"), str):
+                raise DataError(str(path), where, f"text[{i}] should be an object with a string 'context'")
+            segments.append(seg["context"])
+        if len(labels) != len(segments):
+            raise DataError(str(path), where, f"'label' has {len(labels)} entries for {len(segments)} texts")
+        if not 0 <= truth < len(segments):
+            raise DataError(str(path), where, f"ground_truth {truth} is outside 0..{len(segments) - 1}")
+        samples.append(Sample(
+            id=f"ed-{row - 1:03d}",
+            input="Which text expresses the unique emotion?",
+            target=str(truth),
+            metadata={"task": "detection", "variant": variant, "segments": segments, "labels": labels,
+                      "length": r.get("length")},
+        ))
+    return samples
+
+
+# --- QA (spec §4.3) --------------------------------------------------------------------------------
+
+
+def qa_samples(path: Path) -> list[Sample]:
+    samples, seen = [], set()
+    for row, r in enumerate(read_records(path), start=1):
+        where = f"line {row}"
+        question = _need(r, path, where, "problem", str)
+        answer = _need(r, path, where, "answer", str)
+        context = _need(r, path, where, "context", str)
+        number = str(r.get("number") or f"qa-{row - 1:03d}")
+        sid = number if number not in seen else f"{number}#{row - 1}"
+        seen.add(sid)
+        samples.append(Sample(id=sid, input=question, target=answer,
+                              metadata={"task": "qa", "question": question, "context": context,
+                                        "source": r.get("source")}))
+    return samples
+
+
+# --- MC (spec §4.4) --------------------------------------------------------------------------------
+
+
+def checkpoint_positions(n: int) -> list[tuple[str, int, int]]:
+    """(name, k, index into the stage's client turns) for the quarter, half and three-quarter points."""
+    return [(name, k, (n * k) // 4) for name, k in CHECKPOINTS]
+
+
+def parse_stages(spec: str) -> list[int]:
+    if str(spec).strip().lower() == "all":
+        return [1, 2, 3, 4]
+    try:
+        stages = sorted({int(s) for s in str(spec).split(",") if s.strip()})
+    except ValueError:
+        raise EqEvalsError(f"-T stages={spec!r}: expected 'all' or stage numbers such as '4' or '1,2'") from None
+    if not stages or any(s not in (1, 2, 3, 4) for s in stages):
+        raise EqEvalsError(f"-T stages={spec!r}: stages are 1-4")
+    return stages
+
+
+def conversation_samples(path: Path, stages: str = "4") -> list[Sample]:
+    wanted = parse_stages(stages)
+    samples = []
+    for row, r in enumerate(read_records(path), start=1):
+        where = f"line {row}"
+        dialogue_id = r.get("id", row - 1) if isinstance(r, dict) else row - 1
+        stage_list = _need(r, path, where, "stages", list)
+        if len(stage_list) != 4:
+            raise DataError(str(path), where, f"expected 4 stages, found {len(stage_list)}")
+        earlier: list[dict[str, str]] = []
+        for s, stage in enumerate(stage_list, start=1):
+            turns = _need(stage, path, f"{where}, stages[{s - 1}]", "conversations", list)
+            for t, turn in enumerate(turns):
+                if (not isinstance(turn, dict) or turn.get("role") not in ("Client", "Counselor")
+                        or not isinstance(turn.get("context"), str)):
+                    raise DataError(str(path), f"{where}, stages[{s - 1}].conversations[{t}]",
+                                    "each turn needs role 'Client' or 'Counselor' and a string 'context'")
+            client_idx = [i for i, turn in enumerate(turns) if turn["role"] == "Client"]
+            if s in wanted and client_idx:
+                for point, k, p in checkpoint_positions(len(client_idx)):
+                    history = earlier + [{"role": t["role"], "context": t["context"]} for t in turns[:client_idx[p] + 1]]
+                    samples.append(Sample(
+                        id=f"mc-{dialogue_id}-s{s}-{point}",
+                        input=f"Counselling dialogue {dialogue_id}, stage {s} ({stage.get('stage', STAGE_NAMES[s - 1])}), "
+                              f"{point.replace('_', '-')} checkpoint: reply as the counselor.",
+                        metadata={"task": "conversation", "dialogue_id": dialogue_id, "stage": s,
+                                  "stage_name": stage.get("stage", STAGE_NAMES[s - 1]), "point": point,
+                                  "checkpoint": f"{s}-{k}", "history": history,
+                                  "description": _text(r["description"]) if r.get("description") else None},
+                    ))
+            earlier = earlier + [{"role": t["role"], "context": t["context"]} for t in turns]
+        if not earlier:
+            raise DataError(str(path), where, "the dialogue has no turns")
+    return samples
+
+
+def render_dialogue(messages: list[dict[str, str]]) -> str:
+    return "".join(f"{m['role']}: {m['context']}\n" for m in messages)
+
+
+# --- ES (spec §4.5) --------------------------------------------------------------------------------
+
+REPORT_FIELDS = ["case_description", "consultation_process", "experience_and_reflection"]
+
+
+def summary_samples(path: Path, variant: str) -> list[Sample]:
+    from eq_evals.longemotion.parsing import SUMMARY_FIELDS, summary_text
+
+    samples = []
+    for row, r in enumerate(read_records(path), start=1):
+        where = f"line {row}"
+        report = {f: _text(_need(r, path, where, f, (str, list))) for f in REPORT_FIELDS}
+        reference = {f: _text(_need(r, path, where, f, (str, list))) for f in SUMMARY_FIELDS}
+        rid = r.get("id", row - 1)
+        samples.append(Sample(
+            id=f"es-{rid}", input=f"Summarise counselling report {rid}.", target=summary_text(reference),
+            metadata={"task": "summary", "variant": variant, "record_id": rid, **report,
+                      "reference": reference},
+        ))
+    return samples
+
+
+# --- EE (spec §4.6) --------------------------------------------------------------------------------
+
+
+def expression_samples(situations: Path, questionnaires: Path, emotions: str | None = None) -> list[Sample]:
+    data = read_records(situations)
+    if not isinstance(data, dict) or not isinstance(data.get("emotions"), list):
+        raise DataError(str(situations), "-", "expected {\"emotions\": [...]}")
+    qdata = read_records(questionnaires)
+    panas = next((q for q in qdata if isinstance(q, dict) and q.get("name") == "PANAS"), None) \
+        if isinstance(qdata, list) else None
+    if panas is None or not isinstance(panas.get("questions"), dict):
+        raise DataError(str(questionnaires), "-", "expected a list holding the PANAS questionnaire with 'questions'")
+    wanted = {e.strip().casefold() for e in emotions.split(",")} if emotions else None
+    samples, k = [], 0
+    for e, emotion in enumerate(data["emotions"]):
+        name = _need(emotion, situations, f"emotions[{e}]", "name", str)
+        factors = _need(emotion, situations, f"emotions[{e}]", "factors", list)
+        for f, factor in enumerate(factors):
+            fname = _need(factor, situations, f"emotions[{e}].factors[{f}]", "name", str)
+            scenarios = _need(factor, situations, f"emotions[{e}].factors[{f}]", "scenarios", list)
+            for s, scenario in enumerate(scenarios):
+                if not isinstance(scenario, str):
+                    raise DataError(str(situations), f"emotions[{e}].factors[{f}].scenarios[{s}]", "should be a string")
+                if wanted is None or name.casefold() in wanted:
+                    samples.append(Sample(
+                        id=f"ee-{k:03d}", input=scenario,
+                        metadata={"task": "expression", "emotion": name, "factor": fname, "scenario": scenario,
+                                  # the original inserts the questions dict's Python repr (spec §7.13)
+                                  "statements": repr(panas["questions"]),
+                                  "panas_words": list(panas["questions"].values())},
+                    ))
+                k += 1
+    if wanted and not samples:
+        raise EqEvalsError(f"-T emotions={emotions}: no scenario has these emotions")
+    return samples
