@@ -11,10 +11,13 @@ from eq_evals.errors import EqEvalsError
 
 def _sample_counts(decl) -> str:
     from eq_evals import components
-    from eq_evals.engine import substitute
+    from eq_evals.engine import _refs, substitute
 
     spec = decl.spec
     defaults = {n: p.default for n, p in spec.parameters.items()}
+    needed = [n for n in _refs(spec.dataset.args) if defaults.get(n) is None and n != "source"]
+    if needed:
+        return "built from " + ", ".join(f"-T {n}" for n in needed)
     counts = []
     languages = spec.parameters["language"].choices if "language" in spec.parameters else [None]
     for language in [lang for lang in languages if lang != "all"]:
@@ -47,6 +50,21 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ratings(args: argparse.Namespace) -> int:
+    from eq_evals.report import run
+
+    result = run(args.logs, args.out, args.method, args.bootstrap, args.seed, progress=not args.quiet)
+    print((__import__("pathlib").Path(args.out) / "leaderboard.md").read_text(encoding="utf-8"))
+    print(f"written: {args.out}/leaderboard.md, .csv, .json" + (", .png" if result["tables"] else ""))
+    return 0
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    from eq_evals.agreement_cli import main as agreement_main
+
+    return agreement_main(args.judgments, args.human, args.out)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="eq-evals", description="eq-evals: emotional-intelligence benchmarks for Inspect AI")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -56,6 +74,21 @@ def main(argv: list[str] | None = None) -> int:
     from eq_evals.sage.cli import register as register_sage  # the `eq-evals sage ...` group
 
     register_sage(sub)
+    p_rate = sub.add_parser("ratings", help="leaderboards (Markdown, CSV, JSON, PNG) from judgment, objective and SAGE logs")
+    p_rate.add_argument("logs", nargs="+", help="log files or folders")
+    p_rate.add_argument("--method", default="bt", choices=["bt", "trueskill", "eqbench3", "elo"],
+                        help="bt: Bradley-Terry with bootstrap CIs (default); trueskill: FACET's TrueSkill; "
+                             "eqbench3: EQ-Bench 3's TrueSkill mode; elo: plain Elo")
+    p_rate.add_argument("--bootstrap", type=int, default=1000, help="bootstrap rounds for bt (default 1000)")
+    p_rate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p_rate.add_argument("--out", default="ratings", help="output folder (default: ./ratings)")
+    p_rate.add_argument("--quiet", action="store_true", help="no progress bars")
+    p_rate.set_defaults(func=cmd_ratings)
+    p_agree = sub.add_parser("agreement", help="Cohen's/Fleiss' kappa and Krippendorff's alpha between judges and human labels")
+    p_agree.add_argument("judgments", nargs="+", help="judgment logs (eq_evals/facet_pairwise)")
+    p_agree.add_argument("--human", required=True, help="CSV with columns sample_id, rater, label (A, B, DRAW or a model name)")
+    p_agree.add_argument("--out", help="also write the report as JSON")
+    p_agree.set_defaults(func=cmd_agreement)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

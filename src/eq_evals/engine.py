@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 import yaml
-from inspect_ai import Epochs, Task, task
+from inspect_ai import Epochs, SampleSource, Task, task
 from inspect_ai.dataset import MemoryDataset
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -58,7 +58,7 @@ class TaskDecl(BaseModel):
     version: int = 1
     parameters: dict[str, ParamDecl] = Field(default_factory=dict)
     dataset: DatasetDecl
-    solver: list[dict[str, dict[str, Any] | None]] = Field(min_length=1)
+    solver: list[dict[str, dict[str, Any] | None]] = Field(default_factory=list)
     scorer: list[dict[str, dict[str, Any] | None]] = Field(default_factory=list)
     metrics: list[Any] | None = None
     epochs: EpochsDecl = EpochsDecl(count=1)
@@ -228,12 +228,13 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
         except ValueError as ex:
             raise EqEvalsError(f"task {spec.name}: parameter -T {pname}={kwargs.get(pname)!r}: {ex}") from None
     samples = components.DATASETS[spec.dataset.adapter](**substitute(spec.dataset.args, params))
+    dataset = samples if isinstance(samples, SampleSource) else MemoryDataset(samples, name=spec.name)
     solver = [components.SOLVERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "solver")]
     scorer = [components.SCORERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "scorer")]
     metrics = [components.build_metric(m) for m in spec.metrics] if spec.metrics else None
     components.generate_config(spec.config)
     return Task(
-        dataset=MemoryDataset(samples, name=spec.name),
+        dataset=dataset,
         solver=solver,
         scorer=scorer or None,
         metrics=metrics,

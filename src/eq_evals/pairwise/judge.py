@@ -17,7 +17,15 @@ from functools import cache
 from typing import Any
 
 import yaml
-from inspect_ai.model import GenerateConfig, Model, get_model, model_roles
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    get_model,
+    model_roles,
+)
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import span
@@ -121,12 +129,23 @@ def grader_models() -> list[Model]:
     return bound if isinstance(bound, list) else [bound]
 
 
-async def judge_once(judge: Model, prompt: str, order: list[str], attempts: int, config: GenerateConfig) -> Call:
-    replies = []
+RETRY_NOTE = {
+    "en": 'Your reply could not be read. Answer again in the JSON format requested, ending with "overall_winner" '
+          'set to A or B followed by one to five "+" signs, e.g. "A++".',
+    "zh": '无法读取你的回复。请按要求的JSON格式重新回答，"overall_winner"写A或B并在后面加一到五个"+"，例如"A++"。',
+}
+
+
+async def judge_once(judge: Model, prompt: str, order: list[str], attempts: int, config: GenerateConfig,
+                     language: str = "en") -> Call:
+    """One judge call, retried with a correction note when the verdict cannot be parsed."""
+    replies: list[str] = []
+    messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
     for attempt in range(1, attempts + 1):
-        output = await judge.generate(prompt, config=config)
+        output = await judge.generate(messages, config=config)
         reply = output.completion
         replies.append(reply)
+        messages += [ChatMessageAssistant(content=reply), ChatMessageUser(content=RETRY_NOTE.get(language, RETRY_NOTE["en"]))]
         verdict = parse_verdict(reply)
         if verdict.winner is not None:
             winner = order[0] if verdict.winner == "A" else order[1]
@@ -162,15 +181,14 @@ def pairwise_judge(rubrics: str, conflict_policy: str = "draw", attempts: int = 
                 prompt = judge_prompt(rubric, md["dimension"], language, md["user_input"], texts[first],
                                       texts[second], length_unit)
                 async with span(f"{judge} judges {md['dimension']}: A={first}, B={second}"):
-                    calls.append(await judge_once(judge, prompt, [first, second], attempts, config))
+                    calls.append(await judge_once(judge, prompt, [first, second], attempts, config, language))
             if any(c.verdict is None for c in calls):
                 failures.append(f"{judge}: unparseable reply after {attempts} attempts")
                 judgments.append({"judge": str(judge), "calls": [asdict(c) for c in calls], "result": None})
                 continue
-            # Verdicts in model_a's frame: A = model_a wins
-            v1 = Verdict("A" if calls[0].winner == a else "B", calls[0].margin)
-            v2 = Verdict("A" if calls[1].winner == a else "B", calls[1].margin)
-            result = aggregate_orders(v1, v2, conflict_policy)
+            # each verdict in its own call's positions: the first call has model_a as A, the second as B
+            result = aggregate_orders(Verdict.parse(calls[0].verdict), Verdict.parse(calls[1].verdict),
+                                      conflict_policy)
             entry = {"judge": str(judge), "calls": [asdict(c) for c in calls], "result": None}
             if result is None:
                 failures.append(f"{judge}: position-inconsistent verdicts discarded (conflict_policy=discard)")
