@@ -228,14 +228,18 @@ def gap_rows(tables: list[Table], objective: dict) -> dict[str, Any]:
         shared = sorted(set(subjective) & set(models))
         if len(shared) < 2:
             continue
-        rows = delta_z({m: models[m]["objective_average"] for m in shared}, {m: subjective[m] for m in shared})
+        try:
+            rows = delta_z({m: models[m]["objective_average"] for m in shared}, {m: subjective[m] for m in shared})
+        except ValueError as ex:  # e.g. every model has the same score: z is undefined
+            out.setdefault("_notes", {})[language] = f"ΔZ undefined: {ex}"
+            continue
         out[language] = {m: {"z_objective": row.z_obj, "z_subjective": row.z_sub, "delta_z": row.delta_z}
                          for m, row in rows.items()}
-    if len(out) >= 2:  # a profile reads the sign of ΔZ in every language
-        models = set.intersection(*(set(v) for v in out.values()))
-        for m in models:
-            deltas = [out[lang][m]["delta_z"] for lang in out]
-            for lang in out:
+    languages = [lang for lang in out if lang != "_notes"]
+    if len(languages) >= 2:  # a profile reads the sign of ΔZ in every language
+        for m in set.intersection(*(set(out[lang]) for lang in languages)):
+            deltas = [out[lang][m]["delta_z"] for lang in languages]
+            for lang in languages:
                 out[lang][m]["profile"] = profile(deltas)
     return out
 
@@ -282,9 +286,12 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
         lines += ["## Subjective-objective gap (ΔZ = Z_sub - Z_obj; FACET §3, spec §6.4)", "",
                   "| language | model | Z objective | Z subjective | ΔZ | profile |", "|---|---|---|---|---|---|"]
         for language, models in sorted(gap.items()):
+            if language == "_notes":
+                continue
             for model, v in sorted(models.items(), key=lambda kv: -kv[1]["delta_z"]):
                 lines.append(f"| {language} | {model} | {_fmt(v['z_objective'], 3)} | {_fmt(v['z_subjective'], 3)} | "
                              f"{_fmt(v['delta_z'], 3)} | {v.get('profile', '')} |")
+        lines += [f"\nNote ({language}): {note}" for language, note in gap.get("_notes", {}).items()]
         lines.append("")
     if sage:
         lines += ["## SAGE", "", sage, ""]

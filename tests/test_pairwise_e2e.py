@@ -1,0 +1,131 @@
+"""FACET interaction generation -> pairwise judging through Inspect, with scripted models and judges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
+
+import eq_evals._registry  # noqa: F401
+from eq_evals.errors import EqEvalsError
+from eq_evals.pairwise.judge import parse_verdict
+
+MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed", "eq_evals/scripted-oracle"]
+
+
+def generate(log_dir: Path, task: str = "facet_naturalness", models=MODELS, **task_args) -> Path:
+    logs = inspect_eval(f"eq_evals/{task}", model=list(models), task_args={"language": "en", **task_args},
+                        log_dir=str(log_dir), display="none")
+    assert all(log.status == "success" for log in logs)
+    return log_dir
+
+
+def judge(gen: Path, grader, out: Path, **task_args):
+    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": grader},
+                         task_args={"logs": str(gen), **task_args}, log_dir=str(out), display="none")
+    return log
+
+
+@pytest.fixture(scope="module")
+def generations(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate(tmp_path_factory.mktemp("gen"))
+
+
+def test_generation_records_style_statistics(generations: Path) -> None:
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    logs = [read_eval_log(p) for p in list_eval_logs(str(generations))]
+    assert sorted(log.eval.model for log in logs) == MODELS
+    for log in logs:
+        names = {s.name for s in log.results.scores}
+        assert {"length", "bullets", "opening_template", "closing_template"} <= names
+        assert len(log.samples) == 30
+
+
+def test_round_robin_judging_in_both_orders(generations: Path, tmp_path: Path) -> None:
+    log = judge(generations, "eq_evals/scripted-judge", tmp_path)
+    assert log.status == "success"
+    assert len(log.samples) == 30 * 3  # every pair of 3 models on 30 prompts
+    sample = log.samples[0]
+    score = sample.scores["pairwise_judge"]
+    assert set(score.value) == {"outcome", "margin", "conflicted"} and score.value["outcome"] in (0.0, 0.5, 1.0)
+    [judgment] = score.metadata["judgments"]
+    orders = [call["order"] for call in judgment["calls"]]
+    a, b = score.metadata["model_a"], score.metadata["model_b"]
+    assert orders == [[a, b], [b, a]]
+    # the judge saw only "Response A/B", never a model name
+    sample = read_eval_log(log.location, resolve_attachments=True).samples[0]
+    prompts = [e.input[0].text for e in sample.events if e.event == "model"]
+    assert len(prompts) == 2 and not any(name in p for p in prompts for name in MODELS)
+    assert all("Response A" in p and "Response B" in p for p in prompts)
+    # the shorter response wins for the scripted judge, consistently in both orders
+    la, lb = score.metadata["length_a"], score.metadata["length_b"]
+    if la != lb:
+        assert score.value["outcome"] == (1.0 if la < lb else 0.0) and not judgment["result"]["conflicted"]
+        assert judgment["result"]["margin"] >= 1
+
+
+def test_position_biased_judge_gives_conflicted_draws(generations: Path, tmp_path: Path) -> None:
+    log = judge(generations, "eq_evals/scripted-judge-first", tmp_path, dimensions="expression_naturalness")
+    values = [s.scores["pairwise_judge"].value for s in log.samples]
+    assert all(v["outcome"] == 0.5 and v["conflicted"] == 1.0 for v in values)
+    discard = judge(generations, "eq_evals/scripted-judge-first", tmp_path / "d", conflict_policy="discard")
+    assert all(s.scores["pairwise_judge"].reason == "verdicts_discarded" for s in discard.samples)
+
+
+def test_unparseable_judge_is_retried_then_unscored(generations: Path, tmp_path: Path) -> None:
+    log = judge(generations, "eq_evals/scripted-judge-garbled", tmp_path, attempts=2)
+    for s in log.samples[:5]:
+        score = s.scores["pairwise_judge"]
+        assert score.reason == "judge_unparseable" and "unparseable reply after 2 attempts" in score.explanation
+        assert sum(1 for e in s.events if e.event == "model") == 4  # 2 orders x 2 attempts
+    late = judge(generations, "eq_evals/scripted-judge-late", tmp_path / "late")
+    calls = late.samples[0].scores["pairwise_judge"].metadata["judgments"][0]["calls"]
+    assert [c["attempts"] for c in calls] == [2, 2] and all(c["verdict"] for c in calls)
+
+
+def test_judge_panel(generations: Path, tmp_path: Path) -> None:
+    log = judge(generations, ["eq_evals/scripted-judge", "eq_evals/scripted-judge-first"], tmp_path)
+    judgments = log.samples[0].scores["pairwise_judge"].metadata["judgments"]
+    assert [j["judge"] for j in judgments] == ["eq_evals/scripted-judge", "eq_evals/scripted-judge-first"]
+
+
+def test_adaptive_pairing_runs_rounds_from_the_ratings(generations: Path, tmp_path: Path) -> None:
+    log = judge(generations, "eq_evals/scripted-judge", tmp_path, pairing="adaptive", max_rounds=3, pairs_per_round=2)
+    phases = {s.scores["pairwise_judge"].metadata["phase"] for s in log.samples}
+    assert "seed" in phases and any(p.startswith("smart_") for p in phases)
+    keys = [(s.metadata["item"], s.metadata["model_a"], s.metadata["model_b"]) for s in log.samples]
+    assert len(keys) == len(set(keys)), "a pair is never judged twice on the same prompt"
+
+
+def test_bad_inputs_name_the_logs(generations: Path, tmp_path: Path) -> None:
+    other = generate(tmp_path / "other", task="facet_deepening", models=MODELS[:1])
+    mixed = f"{next(generations.glob('*.eval'))},{next(other.glob('*.eval'))}"
+    with pytest.raises(EqEvalsError, match="logs of different tasks cannot be compared"):
+        judge(mixed, "eq_evals/scripted-judge", tmp_path / "j")
+    short = generate(tmp_path / "short", models=MODELS[1:2], limit=None)
+    with pytest.raises(EqEvalsError, match="only one|at least two"):
+        judge(short, "eq_evals/scripted-judge", tmp_path / "j2")
+    fewer = inspect_eval("eq_evals/facet_naturalness", model=MODELS[0], task_args={"language": "en"}, limit=5,
+                         log_dir=str(tmp_path / "fewer"), display="none")
+    mismatch = f"{next((tmp_path / 'fewer').glob('*.eval'))},{next(short.glob('*.eval'))}"
+    assert fewer
+    with pytest.raises(EqEvalsError, match="logs cover different item sets"):
+        judge(mismatch, "eq_evals/scripted-judge", tmp_path / "j3")
+    [no_judge] = inspect_eval("eq_evals/facet_pairwise", model=None, task_args={"logs": str(generations)},
+                              limit=1, log_dir=str(tmp_path / "j4"), display="none")
+    assert no_judge.status == "error" and "needs a judge" in no_judge.error.message
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ('{"chain_of_thought_reasoning": "...", "overall_winner": "B+++"}', ("B", 3)),
+    ('```json\n{"overall_winner": "A++"}\n```', ("A", 2)),
+    ("Reasoning... Final: Response A+ ... wait, actually B++++++", ("B", 5)),
+    ('{"overall_winner": "A"}', ("A", 0)),
+    ("no verdict here", (None, 0)),
+])
+def test_verdict_parsing(reply: str, expected) -> None:
+    v = parse_verdict(reply)
+    assert (v.winner, v.margin) == expected
