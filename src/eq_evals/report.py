@@ -134,7 +134,7 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
                 comp = Comparison(model_a=md["model_a"], model_b=md["model_b"], outcome=r["outcome"],
                                   margin=r["margin"], item=md["item"], dimension=md["dimension"],
                                   language=md["language"], judge=j["judge"], conflicted=r["conflicted"],
-                                  phase=md.get("phase", ""))
+                                  phase=md.get("phase", ""), plus_a=r.get("plus_a"), plus_b=r.get("plus_b"))
                 out.comparisons.append(comp)
                 if comp.winner is not None and longer is not None:
                     stats.decisive += 1

@@ -32,7 +32,7 @@ from inspect_ai.util import span
 
 from eq_evals.errors import EqEvalsError
 from eq_evals.facet.style import length
-from eq_evals.ratings import Verdict, aggregate_orders
+from eq_evals.ratings import Verdict, aggregate_orders, plus_tally
 from eq_evals.resources import resource
 
 VERDICT = re.compile(r"([AB])\s*(\+{1,6})")
@@ -187,14 +187,16 @@ def pairwise_judge(rubrics: str, conflict_policy: str = "draw", attempts: int = 
                 judgments.append({"judge": str(judge), "calls": [asdict(c) for c in calls], "result": None})
                 continue
             # each verdict in its own call's positions: the first call has model_a as A, the second as B
-            result = aggregate_orders(Verdict.parse(calls[0].verdict), Verdict.parse(calls[1].verdict),
-                                      conflict_policy)
+            first, second = Verdict.parse(calls[0].verdict), Verdict.parse(calls[1].verdict)
+            result = aggregate_orders(first, second, conflict_policy)
+            tally = plus_tally(first, second)  # raw "+" per model over both orders (EQ-Bench 3 mode)
             entry = {"judge": str(judge), "calls": [asdict(c) for c in calls], "result": None}
             if result is None:
                 failures.append(f"{judge}: position-inconsistent verdicts discarded (conflict_policy=discard)")
             else:
                 outcome, margin, conflicted = result
-                entry["result"] = {"outcome": outcome, "margin": margin, "conflicted": conflicted}
+                entry["result"] = {"outcome": outcome, "margin": margin, "conflicted": conflicted,
+                                   "plus_a": tally[0] if tally else None, "plus_b": tally[1] if tally else None}
             judgments.append(entry)
         metadata = {k: md[k] for k in ("model_a", "model_b", "dimension", "language", "item", "epoch", "phase")
                     if k in md}
