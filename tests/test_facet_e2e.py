@@ -41,6 +41,7 @@ def test_correct_answers_score_one_in_both_languages(task: str, log_dir: str) ->
     assert log.status == "success"
     assert metric(log, "mean") == 1.0
     assert metric(log, "language:en") == 1.0 and metric(log, "language:zh") == 1.0
+    assert metric(log, "language:en:stderr") == 0.0 and metric(log, "stderr") == 0.0
     assert len(log.samples) == len(register_all()[task](language="all").dataset) >= 60
     sample = log.samples[0]
     score = sample.scores["facet_objective"]
@@ -72,6 +73,7 @@ def test_objective_average_is_the_mean_of_dimension_accuracies(log_dir: str) -> 
     dims = [metric(log, f"dimension:{d}") for d in
             ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition")]
     assert metric(log, "mean_of_groups") == pytest.approx(sum(dims) / 5)
+    assert metric(log, "dimension:apparent_emotion:stderr") > 0  # half credit on some items only
 
 
 def test_reference_mode_is_stricter_than_normalised(log_dir: str) -> None:

@@ -144,3 +144,23 @@ def test_cli_ratings_and_agreement(logs: dict[str, Path], tmp_path: Path, capsys
 def test_family() -> None:
     assert family("openai/gpt-4o") == family("openai/gpt-4.1-mini") == "gpt"
     assert family("anthropic/claude-3-7-sonnet") == "claude" != family("google/gemini-2.5-pro")
+
+
+def test_disconnected_comparison_graph_names_the_table() -> None:
+    from eq_evals.ratings import Comparison
+    from eq_evals.report import build_tables
+
+    comps = [Comparison("m1", "m2", 1.0, 2, "i1", "empathetic_understanding", "en"),
+             Comparison("m3", "m4", 0.0, 1, "i1", "empathetic_understanding", "en")]
+    with pytest.raises(EqEvalsError, match="en/empathetic_understanding: .*(disconnected|components)"):
+        build_tables(comps, "bt", 0, 0, progress=False)
+
+
+def test_two_models_are_rated(logs: dict[str, Path], tmp_path: Path) -> None:
+    from eq_evals.ratings import Comparison
+    from eq_evals.report import build_tables
+
+    comps = [Comparison("m1", "m2", 1.0, 2, f"i{i}", "x", "en") for i in range(3)] + [
+        Comparison("m1", "m2", 0.0, 1, "i9", "x", "en")]
+    [table] = build_tables(comps, "bt", 100, 0, progress=False)
+    assert [r.model for r in table.ratings] == ["m1", "m2"]

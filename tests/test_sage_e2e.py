@@ -177,3 +177,14 @@ def test_generate_writes_scenarios_that_run(tmp_path: Path, log_dir: str, capsys
     log = run(log_dir, {"changes": 10}, limit=None, source=str(out), language="all")
     assert log.status == "success" and len(log.samples) == 6
     assert all(s.scores["sage_scorer"].value == 100.0 for s in log.samples)
+
+
+def test_sage_leaderboard_through_eq_evals_ratings(log_dir: str, tmp_path: Path) -> None:
+    from eq_evals.report import run as ratings
+
+    run(log_dir, {"changes": 10}, model="eq_evals/scripted-echo", limit=2)
+    run(log_dir, {"changes": -10}, model="eq_evals/scripted-malformed", limit=2)
+    result = ratings([log_dir], str(tmp_path), progress=False)
+    assert [(r["model"], r["success"], r["failure"]) for r in result["sage"]] == [
+        ("eq_evals/scripted-echo", 2, 0), ("eq_evals/scripted-malformed", 0, 2)]
+    assert "## SAGE" in (tmp_path / "leaderboard.md").read_text(encoding="utf-8")

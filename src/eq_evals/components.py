@@ -63,7 +63,8 @@ def build_metric(entry: Any) -> Metric:
             inner, by = args.pop("metric", "mean"), args.pop("by", None)
             if inner not in METRICS or not by or args:
                 raise ValueError("grouped takes {metric: <name>, by: <metadata field>}")
-            return grouped(METRICS[inner](), by, all=False, name_template=f"{by}:{{group_name}}")
+            suffix = "" if inner in ("mean", "accuracy") else f":{inner}"  # e.g. language:en, language:en:stderr
+            return grouped(METRICS[inner](), by, all=False, name_template=f"{by}:{{group_name}}{suffix}")
         if name in METRICS:
             return METRICS[name](**args)
     raise ValueError(f"cannot read metric entry {entry!r}")
