@@ -22,7 +22,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from inspect_ai.log import EvalLog, read_eval_log
 from tqdm import tqdm

@@ -52,3 +52,25 @@ def display_path(path: Path) -> str:
         return str(path.relative_to(declarative_root()))
     except ValueError:
         return str(path)
+
+
+def load_yaml(kind: str, relative: str | Path) -> dict:
+    """Parse a declarative YAML file (a template, rubric, rule or data file) into a mapping.
+
+    Raises ValueError naming the file: missing, invalid YAML (with its line), or not a mapping. Callers
+    cache what they build from it.
+    """
+    import yaml
+
+    path = resource(kind, relative)
+    if not path.is_file():
+        raise ValueError(f"{kind}/{relative} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as ex:
+        mark = getattr(ex, "problem_mark", None)
+        at = f", line {mark.line + 1}" if mark else ""
+        raise ValueError(f"{display_path(path)}{at}: invalid YAML: {getattr(ex, 'problem', ex)}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{display_path(path)}: expected a YAML mapping")
+    return data

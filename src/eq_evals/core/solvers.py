@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import Any, Callable
 
-import yaml
 from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from eq_evals.resources import display_path, resource
+from eq_evals.resources import display_path, load_yaml, resource
 
 CONTEXTS: dict[str, Callable[[str], dict[str, str]]] = {}
 
@@ -27,12 +25,9 @@ def template_context(name: str) -> Callable:
 
 @cache
 def load_template_file(file: str) -> dict[str, Any]:
-    path = resource("solvers", file)
-    if not path.is_file():
-        raise ValueError(f"prompt template file {display_path(path)} does not exist")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    where = display_path(path)
-    if not isinstance(data, dict) or not isinstance(data.get("templates"), dict):
+    data = load_yaml("solvers", file)
+    where = display_path(resource("solvers", file))
+    if not isinstance(data.get("templates"), dict):
         raise ValueError(f"{where}: needs a 'templates' mapping")
     if data.get("context") and data["context"] not in CONTEXTS:
         raise ValueError(f"{where}: context {data['context']!r} is not one of {sorted(CONTEXTS)}")

@@ -5,24 +5,20 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-import yaml
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from eq_evals.facet import answers
 from eq_evals.facet.scoring import RULES, rule_r1, rule_r2, rule_r3
-from eq_evals.resources import resource
+from eq_evals.resources import load_yaml
 
 ANSWER_KINDS = {"labels", "option", "level"}
 
 
 @cache
 def load_rules(file: str) -> dict[str, Any]:
-    path = resource("scorers", file)
-    if not path.is_file():
-        raise ValueError(f"scoring rules file scorers/{file} does not exist")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    for dimension, spec in (data or {}).get("dimensions", {}).items():
+    data = load_yaml("scorers", file)
+    for dimension, spec in data.get("dimensions", {}).items():
         if spec.get("answer") not in ANSWER_KINDS:
             raise ValueError(f"scorers/{file}: dimensions.{dimension}.answer must be one of {sorted(ANSWER_KINDS)}")
         for fmt, rule in spec.get("rules", {}).items():

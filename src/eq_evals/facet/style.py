@@ -12,20 +12,16 @@ import re
 from functools import cache
 from typing import Any
 
-import yaml
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from eq_evals.facet.answers import ANSWER_BLOCK
-from eq_evals.resources import resource
+from eq_evals.resources import load_yaml
 
 
 @cache
 def lexicon(file: str) -> dict[str, Any]:
-    path = resource("scorers", file)
-    if not path.is_file():
-        raise ValueError(f"style lexicon scorers/{file} does not exist")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = load_yaml("scorers", file)
     compiled: dict[str, Any] = {"bullet": re.compile(data["bullet"], re.MULTILINE)}
     for part in ("opening", "closing"):
         compiled[part] = {lang: [re.compile(p, re.IGNORECASE) for p in patterns]

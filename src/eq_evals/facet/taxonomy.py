@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-import yaml
 
-from eq_evals.resources import resource
+from eq_evals.resources import load_yaml, resource
 
 LANGUAGES = ("en", "zh")
 
@@ -37,7 +36,7 @@ class Taxonomy:
 @cache
 def taxonomy() -> Taxonomy:
     path = resource("datasets", "facet/taxonomy.yaml")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = load_yaml("datasets", "facet/taxonomy.yaml")
     labels = tuple(data["emotion_labels"])
     if len(labels) != 62:
         raise ValueError(f"{path}: expected 62 emotion labels, found {len(labels)}")

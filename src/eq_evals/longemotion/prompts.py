@@ -6,9 +6,8 @@ import re
 from functools import cache
 from typing import Any
 
-import yaml
 
-from eq_evals.resources import display_path, resource
+from eq_evals import resources
 
 SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 PROMPTS = "longemotion/prompts.yaml"
@@ -22,13 +21,7 @@ def render(template: str, **values: Any) -> str:
 
 @cache
 def load_yaml(kind: str, file: str) -> dict[str, Any]:
-    path = resource(kind, file)
-    if not path.is_file():
-        raise ValueError(f"{kind}/{file} does not exist")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError(f"{display_path(path)}: expected a YAML mapping")
-    return data
+    return resources.load_yaml(kind, file)
 
 
 def prompts(task: str) -> dict[str, Any]:

@@ -16,7 +16,6 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from typing import Any
 
-import yaml
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -33,7 +32,7 @@ from inspect_ai.util import span
 from eq_evals.errors import EqEvalsError
 from eq_evals.facet.style import length
 from eq_evals.ratings import Verdict, aggregate_orders, plus_tally
-from eq_evals.resources import resource
+from eq_evals.resources import load_yaml
 
 VERDICT = re.compile(r"([AB])\s*(\+{1,6})")
 BARE = re.compile(r"(?<![A-Za-z])([AB])(?![A-Za-z])")
@@ -43,12 +42,9 @@ PLACEHOLDERS = ("user_input", "response_a", "response_b", "length_a", "length_b"
 
 @cache
 def load_rubrics(file: str) -> dict[str, Any]:
-    path = resource("scorers", file)
-    if not path.is_file():
-        raise ValueError(f"judge rubric file scorers/{file} does not exist")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = load_yaml("scorers", file)
     for key in ("templates", "dimensions", "length"):
-        if not isinstance(data, dict) or not isinstance(data.get(key), dict):
+        if not isinstance(data.get(key), dict):
             raise ValueError(f"scorers/{file}: needs a '{key}' mapping")
     for dim, spec in data["dimensions"].items():
         for field in ("name", "rubric"):

@@ -12,11 +12,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
 
 from eq_evals.errors import EqEvalsError
-from eq_evals.resources import display_path, resource
+from eq_evals.resources import display_path, load_yaml, resource
 from eq_evals.sage import prompts
 from eq_evals.sage.data import normalise
 from eq_evals.sage.rules import INTENTIONS, SimulatorParseError, load_rules, parse_reply_output
@@ -26,11 +25,11 @@ GENERATOR_FILE = "sage/generator.yaml"
 
 @cache
 def load_generator(file: str = GENERATOR_FILE) -> dict[str, Any]:
-    path = resource("solvers", file)
-    if not path.is_file():
-        raise EqEvalsError(f"generator file solvers/{file} does not exist")
-    where = display_path(path)
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    where = display_path(resource("solvers", file))
+    try:
+        data = load_yaml("solvers", file)
+    except ValueError as ex:
+        raise EqEvalsError(str(ex)) from None
     for lang in prompts.LANGUAGES:
         for key in ("talk_sentences", "topics", "persona_prompt", "scene_prompt"):
             if not (data.get(key) or {}).get(lang):

@@ -7,10 +7,9 @@ import re
 from functools import cache
 from typing import Any, Iterable
 
-import yaml
 from inspect_ai.model import ChatMessage
 
-from eq_evals.resources import display_path, resource
+from eq_evals.resources import display_path, load_yaml, resource
 
 PROMPTS_FILE = "sage/simulator.yaml"
 LANGUAGES = ("zh", "en")
@@ -27,13 +26,8 @@ PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
 
 @cache
 def load_prompts(file: str = PROMPTS_FILE) -> dict[str, Any]:
-    path = resource("solvers", file)
-    if not path.is_file():
-        raise ValueError(f"SAGE prompt file solvers/{file} does not exist")
-    where = display_path(path)
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError(f"{where}: must be a YAML mapping")
+    where = display_path(resource("solvers", file))
+    data = load_yaml("solvers", file)
     for section, needed in REQUIRED.items():
         variants = data.get(section)
         if not isinstance(variants, dict):

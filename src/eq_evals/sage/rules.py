@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Iterable
 
-import yaml
 
-from eq_evals.resources import display_path, resource
+from eq_evals.resources import display_path, load_yaml, resource
 
 RULES_FILE = "sage/rules.yaml"
 
@@ -104,11 +103,8 @@ class Rules:
 
 @cache
 def load_rules(file: str = RULES_FILE) -> Rules:
-    path = resource("scorers", file)
-    if not path.is_file():
-        raise ValueError(f"SAGE rules file scorers/{file} does not exist")
-    where = display_path(path)
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    where = display_path(resource("scorers", file))
+    data = load_yaml("scorers", file)
     try:
         states = tuple((str(s["label"]), int(s["at_least"])) for s in data["states"])
         goodbye = data.get("goodbye") or {}
