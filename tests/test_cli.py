@@ -24,3 +24,10 @@ def test_list_prints_tasks_with_parameters_and_sample_counts() -> None:
 def test_unknown_command_fails_cleanly() -> None:
     result = run_cli("frobnicate")
     assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+def test_list_explains_tasks_built_from_logs_and_counts_sage() -> None:
+    out = run_cli("list").stdout
+    assert "eq_evals/facet_pairwise" in out and "samples: built from -T logs;" in out
+    sage = out.split("eq_evals/sage ")[1]
+    assert "samples: zh: 32; en: 32;" in sage

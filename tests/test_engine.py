@@ -123,3 +123,14 @@ def test_bad_task_argument_is_a_clear_error() -> None:
         fn(normalize_labels=3)
     task = fn(normalize_labels="false", language="zh")  # CLI strings are coerced
     assert len(task.dataset) > 0
+
+
+def test_required_parameter(tmp_path: Path) -> None:
+    text = VALID.format(name="tmp_task").replace(
+        'description: "Language."}', 'description: "Language."}\n  logs: {type: str, required: true, description: "Logs."}')
+    decl = parse_declaration(write(tmp_path, "tmp_task", text))
+    with pytest.raises(EqEvalsError, match=r"tmp_task: parameter -T logs=\.\.\. is required: Logs\."):
+        build_task(decl)
+    bad = text.replace("required: true,", "required: true, default: x,")
+    with pytest.raises(DeclarationError, match="a required parameter cannot have a default"):
+        parse_declaration(write(tmp_path, "tmp_task", bad))

@@ -11,11 +11,11 @@ from eq_evals.errors import EqEvalsError
 
 def _sample_counts(decl) -> str:
     from eq_evals import components
-    from eq_evals.engine import _refs, substitute
+    from eq_evals.engine import substitute
 
     spec = decl.spec
     defaults = {n: p.default for n, p in spec.parameters.items()}
-    needed = [n for n in _refs(spec.dataset.args) if defaults.get(n) is None and n != "source"]
+    needed = [n for n, p in spec.parameters.items() if p.required]
     if needed:
         return "built from " + ", ".join(f"-T {n}" for n in needed)
     counts = []
@@ -25,15 +25,19 @@ def _sample_counts(decl) -> str:
         try:
             samples = components.DATASETS[spec.dataset.adapter](**substitute(spec.dataset.args, params))
         except Exception as ex:  # noqa: BLE001 - a listing reports, it does not fail
-            counts.append(f"{language or 'all'}: unavailable ({type(ex).__name__}: {ex})")
+            reason = str(ex).splitlines()[0] if str(ex) else type(ex).__name__
+            counts.append(f"{language or 'all'}: unavailable ({reason})")
             continue
         formats = Counter(str((s.metadata or {}).get("format", "-")) for s in samples)
-        detail = ", ".join(f"{k} {v}" for k, v in sorted(formats.items()))
-        counts.append(f"{language or 'all'}: {len(samples)} ({detail})")
+        detail = "" if set(formats) == {"-"} else " (" + ", ".join(f"{k} {v}" for k, v in sorted(formats.items())) + ")"
+        counts.append(f"{language or 'all'}: {len(samples)}{detail}")
     return "; ".join(counts)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    import os
+
+    os.environ["HF_HUB_OFFLINE"] = "1"  # a listing counts what is here; it never downloads data
     from eq_evals.engine import load_declarations
 
     for decl in load_declarations():

@@ -34,6 +34,7 @@ class ParamDecl(BaseModel):
     type: Literal["str", "int", "float", "bool"]
     default: Any = None
     choices: list[Any] | None = None
+    required: bool = False
     description: str = Field(min_length=1)
 
 
@@ -133,6 +134,8 @@ def _check_params(decl: Declaration) -> None:
                 coerce(p, p.default)
             except ValueError as ex:
                 raise decl.fail(f"{key}.default", str(ex)) from None
+        if p.required and p.default is not None:
+            raise decl.fail(f"{key}.required", "a required parameter cannot have a default")
         if p.choices is not None and p.default is not None and p.default not in p.choices:
             raise decl.fail(f"{key}.default", f"{p.default!r} is not one of the choices {p.choices}")
 
@@ -223,6 +226,8 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
     spec = decl.spec
     params: dict[str, Any] = {}
     for pname, p in spec.parameters.items():
+        if p.required and kwargs.get(pname) is None:
+            raise EqEvalsError(f"task {spec.name}: parameter -T {pname}=... is required: {p.description}")
         try:
             params[pname] = coerce(p, kwargs.get(pname, p.default))
         except ValueError as ex:
