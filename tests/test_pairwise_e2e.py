@@ -129,3 +129,14 @@ def test_bad_inputs_name_the_logs(generations: Path, tmp_path: Path) -> None:
 def test_verdict_parsing(reply: str, expected) -> None:
     v = parse_verdict(reply)
     assert (v.winner, v.margin) == expected
+
+
+def test_active_pairing_spends_its_budget_on_informative_pairs(generations: Path, tmp_path: Path) -> None:
+    log = judge(generations, "eq_evals/scripted-judge", tmp_path, pairing="active", batch=5, budget=24)
+    assert log.status == "success"
+    phases = [s.scores["pairwise_judge"].metadata["phase"] for s in log.samples]
+    assert phases.count("connect") == 3  # a cycle through the three models connects the comparison graph
+    assert any(p.startswith("active_") for p in phases)
+    assert len(log.samples) == 24  # the budget, not round robin's 90
+    keys = [(s.metadata["item"], s.metadata["model_a"], s.metadata["model_b"]) for s in log.samples]
+    assert len(keys) == len(set(keys))

@@ -7,6 +7,8 @@ import pytest
 
 from eq_evals.ratings import (
     Comparison,
+    active_pairs,
+    active_state,
     adaptive_pairs,
     facet_seed_round,
     pair_priorities,
@@ -108,3 +110,119 @@ def test_run_facet_pairing_with_a_simulated_judge():
     assert sorted(final, key=lambda m: -final[m].score) == ["a", "b", "c", "d"]
     again = run_facet_pairing(list(skill), items, judge, trueskill_facet, max_smart_rounds=4, pairs_per_round=4)
     assert again.comparisons == run.comparisons
+
+
+# --- active pairing ------------------------------------------------------------------------
+
+
+def _noisy_judge(skill, seed=0):
+    """Deterministic simulated judge: the better model wins with a logistic probability."""
+    import math
+
+    r = random.Random(seed)
+
+    def judge(matchups):
+        out = []
+        for it, (x, y) in matchups:
+            p = 1 / (1 + math.exp(-(skill[x] - skill[y])))
+            win = r.random() < p
+            out.append(Comparison(x, y, 1.0 if win else 0.0, r.randint(1, 3), it))
+        return out
+
+    return judge
+
+
+def _drive(models, items, judge, batch=5, seed=0, max_batches=1000, **kw):
+    comps, compared, batches = [], set(), []
+    for _ in range(max_batches):
+        m = active_pairs(comps, compared, items, models, batch=batch, rng=seed, **kw)
+        if not m:
+            break
+        batches.append(m)
+        comps += judge(m)
+        compared.update(m)
+    return comps, compared, batches
+
+
+def test_active_pairs_seed_cycle_connects_every_model():
+    out = active_pairs([], set(), ITEMS, NINE, rng=3)
+    pairs = [p for _, p in out]
+    assert len(out) == 9 and len(set(pairs)) == 9  # a random cycle through all nine models
+    assert all(p == tuple(sorted(p)) for p in pairs)
+    degree = {m: 0 for m in NINE}
+    for a, b in pairs:
+        degree[a] += 1
+        degree[b] += 1
+    assert set(degree.values()) == {2}
+    assert len({it for it, _ in out}) == 9  # distinct items
+    assert active_pairs([], set(), ITEMS, NINE, rng=3) == out  # deterministic under a seed
+    assert active_pairs([], set(), ITEMS, list(reversed(NINE)), rng=random.Random(3)) == out
+
+
+def test_active_pairs_reconnects_a_disconnected_start():
+    # two components {a, b} and {c, d}: only edges across them are proposed
+    comps = [Comparison("a", "b", 1.0, 2, "i0"), Comparison("c", "d", 0.0, 1, "i0")]
+    out = active_pairs(comps, {(c.item, c.pair) for c in comps}, ITEMS, "abcd", rng=0)
+    assert out and all(({a, b} & {"a", "b"}) and ({a, b} & {"c", "d"}) for _, (a, b) in out)
+    state = active_state(comps + [Comparison("b", "c", 1.0, 1, "i1")], "abcd")
+    assert state.connected
+
+
+def test_active_pairs_deterministic_and_never_repeats_an_item_pair():
+    skill = {m: 0.3 * i for i, m in enumerate(NINE)}
+    items = ITEMS[:6]
+    comps, compared, batches = _drive(NINE, items, _noisy_judge(skill), batch=7, seed=11)
+    flat = [m for b in batches for m in b]
+    assert len(flat) == len(set(flat)) == len(compared)  # never the same (item, pair) twice
+    assert len(flat) == 6 * 36  # runs until every (item, pair) is used, then []
+    assert len(batches[0]) == 9 and all(len(b) <= 7 for b in batches[1:])  # seed cycle, then batches
+    _, _, batches2 = _drive(NINE, items, _noisy_judge(skill), batch=7, seed=11)
+    assert batches2 == batches
+    # input order of the comparisons does not matter
+    mid = comps[:60]
+    assert active_pairs(mid, {(c.item, c.pair) for c in mid}, items, NINE, rng=5) == active_pairs(
+        list(reversed(mid)), {(c.item, c.pair) for c in mid}, items, NINE, rng=5)
+
+
+def test_active_pairs_two_models_and_exhausted_items():
+    out = active_pairs([], set(), ["i1", "i2", "i3"], ["b", "a"], rng=0)
+    assert len(out) == 1 and out[0][1] == ("a", "b")
+    comps = [Comparison("a", "b", 1.0, 1, out[0][0])]
+    nxt = active_pairs(comps, set(out), ["i1", "i2", "i3"], ["a", "b"], batch=5, rng=0)
+    # only two unused items remain for the single pair
+    assert sorted(it for it, _ in nxt) == sorted({"i1", "i2", "i3"} - {out[0][0]})
+    assert {p for _, p in nxt} == {("a", "b")}
+    full = {(i, ("a", "b")) for i in ("i1", "i2", "i3")}
+    assert active_pairs(comps, full, ["i1", "i2", "i3"], ["a", "b"], rng=0) == []
+    with pytest.raises(ValueError, match="at least two"):
+        active_pairs([], set(), ["i1"], ["a"])
+    with pytest.raises(ValueError, match="batch"):
+        active_pairs([], set(), ["i1"], ["a", "b"], batch=0)
+
+
+def test_active_pairs_judge_failure_is_not_retried_on_the_same_item():
+    out = active_pairs([], set(), ["i1", "i2"], ["a", "b"], rng=0)
+    # the matchup failed: it is in `compared` but produced no comparison -> seed again elsewhere
+    again = active_pairs([], set(out), ["i1", "i2"], ["a", "b"], rng=0)
+    assert again and again[0][0] != out[0][0]
+
+
+def test_active_pairs_focuses_on_uncertain_neighbours_and_recovers_the_order():
+    skill = {m: 0.4 * i for i, m in enumerate(NINE)}
+    comps, compared, _ = _drive(NINE, ITEMS, _noisy_judge(skill, seed=2), batch=10, seed=0, max_batches=40)
+    state = active_state(comps, NINE)
+    order = [m for _, m in sorted(zip(-state.theta, state.models))]
+    true = sorted(NINE, key=lambda m: -skill[m])
+    # nearly all of the 36 pairs in the right order after 400 matchups
+    wrong = sum(order.index(a) > order.index(b) for a, b in combinations(true, 2))
+    assert wrong <= 2
+    # matchups concentrate on near neighbours in the true order
+    gaps = [abs(true.index(a) - true.index(b)) for _, (a, b) in compared]
+    assert sum(g <= 2 for g in gaps) / len(gaps) > 0.6
+
+
+def test_active_pairs_stop_below():
+    skill = {"a": 4.0, "b": 0.0, "c": -4.0}
+    comps, compared, _ = _drive("abc", ITEMS, _noisy_judge(skill), batch=5, seed=0, stop_below=0.05)
+    assert len(compared) < 3 * len(ITEMS)  # stopped before exhausting the items
+    assert active_state(comps, "abc").expected_discordant() < 0.05

@@ -1,6 +1,9 @@
 """The judging dataset: which model pairs are compared on which prompt instances.
 
 - ``round_robin``: every pair of models on every instance and dimension.
+- ``active``: eq-evals' own uncertainty-driven batches (``ratings.active_pairs``), within a budget of
+  matchups per dimension (default: a third of round robin's); fewer judge calls for the same ranking
+  accuracy in ``benchmarks/pairing_efficiency.py``.
 - ``adaptive`` (FACET spec §4.6): a seed round in which each model meets about half of the others on
   every instance, then rounds that pick the most informative pairs from the current TrueSkill ratings
   (uncertain and close), until the ranking stops changing or ``max_rounds`` is reached. Runs inside one
@@ -19,7 +22,14 @@ from inspect_ai.log import EvalSample
 
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import Generation, load_generations
-from eq_evals.ratings import Comparison, adaptive_pairs, facet_seed_round, ranking_unchanged, trueskill_facet
+from eq_evals.ratings import (
+    Comparison,
+    active_pairs,
+    adaptive_pairs,
+    facet_seed_round,
+    ranking_unchanged,
+    trueskill_facet,
+)
 
 Instance = tuple[str, int]  # (sample id, epoch)
 
@@ -161,9 +171,55 @@ class AdaptiveSource(SampleSource):
         return out or None
 
 
+class ActiveSource(SampleSource):
+    """Uncertainty-driven batches (``eq_evals.ratings.active_pairs``; docs/ratings.md): a random cycle that
+    connects every model, then batches of the matchups expected to fix the most mis-ordered pairs under
+    the current Bradley-Terry fit, until a per-dimension budget of matchups is spent."""
+
+    def __init__(self, pool: Pool, batch: int, budget: int | None, seed: int) -> None:
+        self.pool, self.batch, self.rng = pool, batch, random.Random(seed)
+        self.by_key = {f"{sid}#{epoch}": (sid, epoch) for sid, epoch in pool.instances}
+        self.dimensions = sorted({d for dims in pool.dimensions.values() for d in dims})
+        self.items = {d: [k for k, key in self.by_key.items() if d in pool.dimensions[key]] for d in self.dimensions}
+        full = {d: len(self.items[d]) * len(pool.models) * (len(pool.models) - 1) // 2 for d in self.dimensions}
+        # default budget: a third of round robin's matchups, the efficiency target measured in benchmarks/
+        self.budget = {d: budget if budget is not None else -(-full[d] // 3) for d in self.dimensions}
+        self.comparisons: dict[str, list[Comparison]] = {d: [] for d in self.dimensions}
+        self.compared: dict[str, set] = {d: set() for d in self.dimensions}
+        self.round = 0
+
+    def _round(self) -> list[Sample]:
+        self.round += 1
+        out: list[Sample] = []
+        for d in self.dimensions:
+            left = self.budget[d] - len(self.compared[d])
+            if left <= 0:
+                continue
+            chosen = active_pairs(self.comparisons[d], self.compared[d], self.items[d], self.pool.models,
+                                  batch=self.batch, rng=self.rng)[:left]
+            for item, (a, b) in chosen:
+                self.compared[d].add((item, (a, b)))
+                sample = self.pool.sample(self.by_key[item], d, a, b, "connect" if self.round == 1 else f"active_{self.round}")
+                if sample is not None:
+                    out.append(sample)
+        return out
+
+    def initial_samples(self) -> list[Sample]:
+        return self._round()
+
+    async def sample_complete(self, sample: EvalSample) -> list[Sample] | None:
+        for c in comparisons_from_sample(sample):
+            self.comparisons[c.dimension].append(c)
+        return None
+
+    async def next_samples(self) -> list[Sample] | None:
+        return self._round() or None
+
+
 def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None = None,
                       generation_tasks: list[str] | None = None, pairing: str = "round_robin",
-                      max_rounds: int = 10, pairs_per_round: int = 20, seed: int = 42) -> list[Sample] | SampleSource:
+                      max_rounds: int = 10, pairs_per_round: int = 20, seed: int = 42, batch: int = 10,
+                      budget: int | None = None) -> list[Sample] | SampleSource:
     """Matchups from the generation logs of two or more models (a folder or comma-separated files)."""
     if not logs:
         raise EqEvalsError("-T logs=DIR is required: the generation logs of two or more models of one task")
@@ -173,4 +229,6 @@ def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None =
         return round_robin_samples(pool)
     if pairing == "adaptive":
         return AdaptiveSource(pool, max_rounds, pairs_per_round, (8, 4, 2), (0.1, 0.3), seed)
-    raise EqEvalsError(f"-T pairing={pairing}: expected round_robin or adaptive")
+    if pairing == "active":
+        return ActiveSource(pool, batch, budget, seed)
+    raise EqEvalsError(f"-T pairing={pairing}: expected round_robin, adaptive or active")

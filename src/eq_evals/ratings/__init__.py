@@ -21,6 +21,9 @@ from .comparisons import (
 from .elo import elo
 from .gap import GapRow, delta_z, profile, profiles, zscores
 from .pairing import (
+    ActiveState,
+    active_pairs,
+    active_state,
     adaptive_pairs,
     facet_seed_round,
     pair_priorities,
@@ -48,7 +51,7 @@ __all__ = [
     "elo",
     "bootstrap_counts", "item_bootstrap", "percentile_interval", "separability",
     "round_robin", "facet_seed_round", "pair_priorities", "adaptive_pairs", "ranking_unchanged",
-    "run_facet_pairing",
+    "run_facet_pairing", "active_pairs", "active_state", "ActiveState",
     "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "percent_agreement", "stability",
     "zscores", "delta_z", "profile", "profiles", "GapRow",
 ]
