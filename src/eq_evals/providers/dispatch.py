@@ -7,6 +7,8 @@ from typing import Any
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from eq_evals.errors import EqEvalsError
+
 
 class EqEvalsModelAPI(ModelAPI):
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
@@ -22,7 +24,7 @@ class EqEvalsModelAPI(ModelAPI):
             mode = model_name.partition("-")[2] or str(model_args.pop("mode", "echo"))
             self.backend = Scripted(mode, **model_args)
         else:
-            raise ValueError(f"unknown eq_evals model {model_name!r}: use eq_evals/scripted[-<mode>], "
+            raise EqEvalsError(f"unknown eq_evals model {model_name!r}: use eq_evals/scripted[-<mode>], "
                              "eq_evals/smollm2 or eq_evals/gguf -M model_path=FILE")
 
     async def generate(self, input: list[ChatMessage], tools: list[ToolInfo],

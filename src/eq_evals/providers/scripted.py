@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, ModelOutput, ModelUsage
 
-from eq_evals.errors import DataError
+from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.facet.answers import gold_slots
 from eq_evals.facet.taxonomy import taxonomy
 
@@ -157,7 +157,7 @@ class Scripted:
 
         load_all()  # benchmark packages register their own modes
         if mode not in MODES:
-            raise ValueError(f"unknown scripted mode {mode!r}; available: {sorted(MODES)}")
+            raise EqEvalsError(f"unknown scripted mode {mode!r}; available: {sorted(MODES)}")
         self.mode, self.options = mode, options
 
     async def generate(self, model_name: str, input: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
