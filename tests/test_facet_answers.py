@@ -48,6 +48,8 @@ def test_spec_worked_examples(meta: dict, response: str, reference: float, norma
         ("<answer>'Being Moved'.</answer>", "en", ["being moved"]),       # quotes, trailing punctuation
         ("Thinking... <answer>anger</answer> no wait <answer>worry</answer>", "en", ["worry"]),  # last block
         ("worry, and a bit of shame", "en", ["worry", "shame"]),
+        ("It is not anger but sadness.", "en", ["sadness"]),                 # negated mention skipped
+        ("她不是愤怒，而是悲伤", "zh", ["悲伤"]),
         ("I would rather not say.", "en", []),                           # malformed
     ],
 )
@@ -95,3 +97,16 @@ def test_score_explanation_shows_parsed_answer_beside_gold() -> None:
     score = facet_score("<answer>worry</answer>", item("hidden_emotion", "multi_select", "desolation/dejection+worry"))
     assert score.value == 0.5
     assert "parsed: worry" in score.explanation and "gold: desolation/dejection+worry" in score.explanation
+
+
+@pytest.mark.parametrize("meta, response, expected", [
+    # prose naming more labels than the item asks for is ambiguous, never a hedge (R2 quirk not triggered)
+    (item("emotion_prediction", "single_select", "hope"), "I hope this helps: sadness", 0.0),
+    (item("emotion_prediction", "single_select", "anger"), "The protagonist would not feel anger; she would feel sadness.", 0.0),
+    (item("emotion_prediction", "single_select", "愤怒", language="zh"), "她不是愤怒，而是悲伤", 0.0),
+    (item("apparent_emotion", "single_select", "sadness"), "It is not anger but sadness.", 1.0),
+    (item("hidden_emotion", "multi_select", "worry+shame"), "Mostly worry, and some shame.", 1.0),
+    (item("hidden_emotion", "multi_select", "worry+shame"), "worry, shame and anger all mixed", 0.0),
+])
+def test_prose_fallback_is_conservative(meta: dict, response: str, expected: float) -> None:
+    assert facet_score(response, meta).value == expected

@@ -93,9 +93,13 @@ def test_judge_panel(generations: Path, tmp_path: Path) -> None:
 
 
 def test_adaptive_pairing_runs_rounds_from_the_ratings(generations: Path, tmp_path: Path) -> None:
-    log = judge(generations, "eq_evals/scripted-judge", tmp_path, pairing="adaptive", max_rounds=3, pairs_per_round=2)
+    log = judge(generations, "eq_evals/scripted-judge", tmp_path, pairing="adaptive", max_rounds=4, pairs_per_round=2)
+    assert log.status == "success", log.error
     phases = {s.scores["pairwise_judge"].metadata["phase"] for s in log.samples}
-    assert "seed" in phases and any(p.startswith("smart_") for p in phases)
+    assert "seed" in phases and "smart_1" in phases
+    # the scripted judge's ranking is stable after the first rating-driven round, so the run converges
+    # (spec §4.6: stop when the ranking is unchanged) well before max_rounds
+    assert not any(p in phases for p in ("smart_3", "smart_4"))
     keys = [(s.metadata["item"], s.metadata["model_a"], s.metadata["model_b"]) for s in log.samples]
     assert len(keys) == len(set(keys)), "a pair is never judged twice on the same prompt"
 
@@ -133,7 +137,7 @@ def test_verdict_parsing(reply: str, expected) -> None:
 
 def test_active_pairing_spends_its_budget_on_informative_pairs(generations: Path, tmp_path: Path) -> None:
     log = judge(generations, "eq_evals/scripted-judge", tmp_path, pairing="active", batch=5, budget=24)
-    assert log.status == "success"
+    assert log.status == "success", log.error
     phases = [s.scores["pairwise_judge"].metadata["phase"] for s in log.samples]
     assert phases.count("connect") == 3  # a cycle through the three models connects the comparison graph
     assert any(p.startswith("active_") for p in phases)

@@ -10,7 +10,9 @@ Two modes:
 - normalised (default, spec §3.3 [REC]): use the last ``<answer>`` block if any; NFKC (full-width
   characters), casefold, strip quotes/brackets/trailing punctuation, collapse white space, treat ``-``
   and space alike inside English labels, map list separators (、，,;； and 和 与) to ``+``; with no
-  tags, fall back to finding taxonomy labels mentioned in the prose.
+  tags, fall back to the taxonomy labels mentioned in the prose, skipping negated mentions ("not
+  anger", "不是愤怒"), and only when there are no more of them than the item asks for (otherwise the
+  answer is ambiguous and scores 0: a list of labels is never read as a hedge).
 """
 
 from __future__ import annotations
@@ -81,10 +83,14 @@ def _label_index(language: str, cross_language: bool) -> dict[str, str]:
     return index
 
 
+NEGATION = re.compile(r"(?:\b(?:not|no|never|nor|hardly|rather than|instead of|isn't|wasn't|aren't|n't)\b[\w\s,'-]{0,12}"
+                      r"|(?:不是|并非|而非|没有|并不|不|没)\s*)$")
+
+
 def _find_labels_in_prose(text: str, index: dict[str, str]) -> list[str]:
-    """Taxonomy labels mentioned in free text, longest match first, in order of appearance."""
+    """Taxonomy labels mentioned (and not negated) in free text, longest match first, in order of appearance."""
     norm = normalize_label(text)
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, int, str]] = []
     taken = [False] * len(norm)
     for surface in sorted(index, key=len, reverse=True):
         if re.search(r"[a-z]", surface):
@@ -95,16 +101,20 @@ def _find_labels_in_prose(text: str, index: dict[str, str]) -> list[str]:
             if not any(taken[m.start():m.end()]):
                 for i in range(m.start(), m.end()):
                     taken[i] = True
-                found.append((m.start(), index[surface]))
+                found.append((m.start(), m.end(), index[surface]))
     ordered: list[str] = []
-    for _, label in sorted(found):
-        if label not in ordered:
+    previous_end = 0
+    for start, end, label in sorted(found):
+        # a negation binds to the next label only: look between the previous label and this one
+        negated = NEGATION.search(norm[max(previous_end, start - 24):start])
+        previous_end = end
+        if not negated and label not in ordered:
             ordered.append(label)
     return ordered
 
 
-def parse_labels(completion: str, language: str, cross_language: bool = False) -> ParsedLabels:
-    """Normalised parse of an emotion-label answer."""
+def parse_labels(completion: str, language: str, cross_language: bool = False, max_labels: int = 2) -> ParsedLabels:
+    """Normalised parse of an emotion-label answer; ``max_labels`` bounds the prose fallback."""
     text, tagged = extract_answer(completion)
     index = _label_index(language, cross_language)
     parts = [normalize_label(p) for p in SEPARATORS.split(normalize_text(text)) if normalize_label(p)]
@@ -115,8 +125,10 @@ def parse_labels(completion: str, language: str, cross_language: bool = False) -
         return ParsedLabels([index.get(p, p) for p in parts], "tagged",
                             off_taxonomy=[p for p in parts if p not in index])
     mentioned = _find_labels_in_prose(text, index)
-    if mentioned:
+    if mentioned and len(mentioned) <= max_labels:
         return ParsedLabels(mentioned, "prose")
+    if mentioned:
+        return ParsedLabels([], "ambiguous", off_taxonomy=mentioned)
     return ParsedLabels([], "none", off_taxonomy=parts)
 
 

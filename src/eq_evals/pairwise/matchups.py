@@ -109,7 +109,7 @@ def comparisons_from_sample(sample: EvalSample, scorer: str = "pairwise_judge") 
 
 
 class AdaptiveSource(SampleSource):
-    """FACET's seed round plus rating-driven rounds (spec §4.6), per dimension."""
+    """FACET's seed round plus rating-driven rounds (spec §4.6), run separately per language and dimension."""
 
     def __init__(self, pool: Pool, max_rounds: int, pairs_per_round: int, samples_per_tier: tuple[int, ...],
                  tier_fractions: tuple[float, ...], seed: int) -> None:
@@ -117,15 +117,16 @@ class AdaptiveSource(SampleSource):
         self.samples_per_tier, self.tier_fractions, self.seed = samples_per_tier, tier_fractions, seed
         self.round = 0
         self.comparisons: list[Comparison] = []
-        self.compared: dict[str, set] = {}
-        self.previous_ranking: dict[str, list[str]] = {}
-        self.done: set[str] = set()
+        self.compared: dict[tuple[str, str], set] = {}
+        self.previous: dict[tuple[str, str], dict] = {}
+        self.done: set[tuple[str, str]] = set()
         self.rng = random.Random(seed)
 
     def _add(self, sample: Sample | None, out: list[Sample]) -> None:
         if sample is not None:
             md = sample.metadata or {}
-            self.compared.setdefault(md["dimension"], set()).add((md["item"], md["model_a"], md["model_b"]))
+            group = (md["language"], md["dimension"])
+            self.compared.setdefault(group, set()).add((md["item"], md["model_a"], md["model_b"]))
             out.append(sample)
 
     def initial_samples(self) -> list[Sample]:
@@ -147,19 +148,21 @@ class AdaptiveSource(SampleSource):
             return None
         out: list[Sample] = []
         by_key = {f"{sid}#{epoch}": (sid, epoch) for sid, epoch in self.pool.instances}
-        for dimension in sorted({d for dims in self.pool.dimensions.values() for d in dims} - self.done):
-            comps = [c for c in self.comparisons if c.dimension == dimension]
+        language_of = {k: self.pool.info[key]["metadata"].get("language", "en") for k, key in by_key.items()}
+        groups = sorted({(language_of[k], d) for k, key in by_key.items() for d in self.pool.dimensions[key]})
+        for group in [g for g in groups if g not in self.done]:
+            language, dimension = group
+            comps = [c for c in self.comparisons if (c.language, c.dimension) == group]
             if not comps:
-                self.done.add(dimension)
+                self.done.add(group)
                 continue
             ratings = trueskill_facet(comps)
-            ranking = sorted(ratings, key=lambda m: -ratings[m].score)
-            if self.round > 1 and ranking_unchanged(self.previous_ranking.get(dimension, []), ranking):
-                self.done.add(dimension)
+            if self.round > 1 and ranking_unchanged(self.previous.get(group, {}), ratings):
+                self.done.add(group)  # converged: the ranking did not change since the last round (spec §4.6)
                 continue
-            self.previous_ranking[dimension] = ranking
-            items = [k for k in by_key if dimension in self.pool.dimensions[by_key[k]]]
-            compared = {(item, (a, b)) for item, a, b in self.compared.get(dimension, set())}
+            self.previous[group] = ratings
+            items = [k for k in by_key if language_of[k] == language and dimension in self.pool.dimensions[by_key[k]]]
+            compared = {(item, (a, b)) for item, a, b in self.compared.get(group, set())}
             chosen = adaptive_pairs(ratings, compared, items, pairs_per_round=self.pairs_per_round,
                                     samples_per_tier=self.samples_per_tier, tier_fractions=self.tier_fractions,
                                     rng=self.rng)
@@ -167,7 +170,7 @@ class AdaptiveSource(SampleSource):
             for item, (a, b) in chosen:
                 self._add(self.pool.sample(by_key[item], dimension, a, b, f"smart_{self.round}"), out)
             if len(out) == before:
-                self.done.add(dimension)
+                self.done.add(group)
         return out or None
 
 
