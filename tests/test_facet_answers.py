@@ -82,7 +82,8 @@ def test_option_parsing(response: str, n: int, expected: int | None) -> None:
 @pytest.mark.parametrize(
     "text, expected",
     [("Level 2", 2), ("level 4", 4), ("L3", 3), ("5", 5), ("二级", 2), ("2级", 2), ("第三级", 3), ("五", 5),
-     ("<answer>Level 1</answer>", 1), ("Level 2 or Level 3", None), ("unclear", None)],
+     ("<answer>Level 1</answer>", 1), ("Level 2 or Level 3", None), ("unclear", None),
+     ("Level 12", None), ("Level II", 2), ("level four", 4), ("<answer>Level 3</answer> (out of 5)", 3)],
 )
 def test_level_parsing(text: str, expected: int | None) -> None:
     assert parse_level(text) == expected
@@ -110,3 +111,10 @@ def test_score_explanation_shows_parsed_answer_beside_gold() -> None:
 ])
 def test_prose_fallback_is_conservative(meta: dict, response: str, expected: float) -> None:
     assert facet_score(response, meta).value == expected
+
+
+def test_closing_template_lexicon_is_specific() -> None:
+    from eq_evals.facet.style import style
+
+    assert style("我在想，你是不是把所有事都扛在自己身上了？", "zh")["closing_template"] == 0.0
+    assert style("先别急着怪自己。\n\n我一直在这里陪着你。", "zh")["closing_template"] == 1.0

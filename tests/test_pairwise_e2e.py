@@ -128,6 +128,8 @@ def test_bad_inputs_name_the_logs(generations: Path, tmp_path: Path) -> None:
     ('```json\n{"overall_winner": "A++"}\n```', ("A", 2)),
     ("Reasoning... Final: Response A+ ... wait, actually B++++++", ("B", 5)),
     ('{"overall_winner": "A"}', ("A", 0)),
+    ('{"overall_winner": "A＋＋"}', ("A", 2)),                               # full-width plus signs
+    ('{"overall_winner": "B+++ (reduced from B++++ by the length penalty)"}', ("B", 3)),
     ("no verdict here", (None, 0)),
 ])
 def test_verdict_parsing(reply: str, expected) -> None:

@@ -143,11 +143,22 @@ def parse_option(completion: str, n_options: int | None) -> int | None:
     return numbers.pop() if len(numbers) == 1 else None
 
 
+ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5}
+WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+
+
 def parse_level(text: str) -> int | None:
-    """Crisis level 1..5 from ``Level 2``, ``level 2``, ``L2``, ``2``, ``二级``, ``2级``, ``第二级``, ``二``."""
+    """Crisis level 1..5 from ``Level 2``, ``level 2``, ``L2``, ``2``, ``Level II``, ``level two``, ``二级``,
+    ``2级``, ``第二级``, ``二``; ``Level 12`` or two different levels give None."""
     inner, _ = extract_answer(str(text))
     inner = unicodedata.normalize("NFKC", inner).casefold()
-    levels = {int(n) for n in re.findall(r"(?:level|l|等级|第)?\s*([1-5])(?!\d)\s*(?:级)?", inner)}
+    if re.search(r"(?<![\d.])(?:[6-9]|\d{2,})(?![\d.])\s*(?:级)?", inner) and re.search(r"level|级", inner):
+        numbers = {int(n) for n in re.findall(r"(?<![\d.])(\d+)(?![\d.])", inner)}
+        if any(n > 5 or n == 0 for n in numbers):
+            return None  # e.g. "Level 12": not a CASE level, and never read as level 2
+    levels = {int(n) for n in re.findall(r"(?<!\d)(?:level|l|等级|第)?\s*([1-5])(?!\d)\s*(?:级)?", inner)}
+    levels |= {ROMAN[m] for m in re.findall(r"\blevel\s+(i{1,3}|iv|v)\b", inner)}
+    levels |= {WORDS[m] for m in re.findall(r"\blevel\s+(one|two|three|four|five)\b", inner)}
     levels |= {ZH_NUMERALS[c] for c in re.findall(r"([一二三四五])\s*级", inner)}
     if not levels and inner.strip(" 第级。.") in ZH_NUMERALS:
         levels = {ZH_NUMERALS[inner.strip(" 第级。.")]}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import asdict, dataclass
 from functools import cache
 from typing import Any
@@ -82,8 +83,11 @@ def judge_prompt(rubrics: dict[str, Any], dimension: str, language: str, user_in
 
 
 def parse_verdict(reply: str) -> Verdict:
-    """The winner letter and margin from a judge reply: ``overall_winner`` of its JSON if present, else the
-    last ``A++``-style token, else a bare A/B (spec §4.2 [REC]; not the reference's anything-but-A-is-B)."""
+    """The winner letter and margin from a judge reply (spec §4.2 [REC]; not the reference's
+    anything-but-A-is-B): the first ``A++``-style token of the ``overall_winner`` field (so a note such as
+    "B+++ (reduced from B++++)" reads B+++), else the last such token anywhere, else a bare A/B. Full-width
+    characters (＋, Ａ) are normalised first."""
+    reply = unicodedata.normalize("NFKC", reply or "")
     candidates = []
     for blob in re.findall(r"\{.*\}", reply or "", flags=re.DOTALL):
         try:
@@ -93,10 +97,10 @@ def parse_verdict(reply: str) -> Verdict:
         if isinstance(data, dict) and isinstance(data.get("overall_winner"), str):
             candidates.append(data["overall_winner"])
     field = re.findall(r'"overall_winner"\s*:\s*"([^"]*)"', reply or "")
-    for text in candidates + field + [reply or ""]:
+    for text in candidates + field + [reply]:
         matches = VERDICT.findall(text)
         if matches:
-            letter, pluses = matches[-1]
+            letter, pluses = matches[0] if text is not reply else matches[-1]
             return Verdict(letter, min(len(pluses), 5))
         if text is not reply:
             bare = BARE.findall(text)
