@@ -87,3 +87,13 @@ def test_leaderboard_and_ranking_sort_best_first_with_name_tiebreak():
     assert [x.model for x in leaderboard(r)] == ["c", "a", "b"]
     assert ranking(r) == ["c", "a", "b"]
     assert ranking({"x": (1.0, 5.0), "y": (2.0, 1.0)}) == ["y", "x"]
+
+
+def test_margin_zero_wins_count_as_draws_everywhere():
+    from eq_evals.ratings import Comparison, trueskill_facet, win_rates
+
+    comps = [Comparison("a", "b", 1.0, 0, "i1"), Comparison("a", "b", 1.0, 2, "i2")]
+    ratings = trueskill_facet(comps)
+    assert (ratings["a"].wins, ratings["a"].draws, ratings["b"].losses, ratings["b"].draws) == (1, 1, 1, 1)
+    record = win_rates(comps)[("a", "b")]
+    assert (record.wins, record.losses, record.draws) == (1, 0, 1)

@@ -237,11 +237,18 @@ def check_comparisons(
     return comps, names
 
 
+def effective_outcome(c: Comparison) -> float:
+    """The outcome the ratings apply: a "win" with margin 0 (the judge gave no "+") counts as a draw, as
+    in FACET's TrueSkill (spec §4.5, §4.7, A7) and the pseudo-win Bradley-Terry."""
+    return 0.5 if c.margin == 0 else c.outcome
+
+
 def tally(comparisons: Iterable[Comparison], models: Iterable[str]) -> dict[str, list[int]]:
-    """Per model [n, wins, losses, draws] over matchups."""
+    """Per model [n, wins, losses, draws] over matchups (margin-0 wins count as draws)."""
     counts = {m: [0, 0, 0, 0] for m in models}
     for c in comparisons:
-        for model, score in ((c.model_a, c.outcome), (c.model_b, 1.0 - c.outcome)):
+        outcome = effective_outcome(c)
+        for model, score in ((c.model_a, outcome), (c.model_b, 1.0 - outcome)):
             row = counts[model]
             row[0] += 1
             if score == 1.0:
@@ -295,9 +302,10 @@ def win_rates(comparisons: Iterable[Comparison]) -> dict[tuple[str, str], PairRe
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for c in comparisons:
         row = counts[(c.model_a, c.model_b)]
-        if c.outcome == 1.0:
+        outcome = effective_outcome(c)
+        if outcome == 1.0:
             row[0] += 1
-        elif c.outcome == 0.0:
+        elif outcome == 0.0:
             row[1] += 1
         else:
             row[2] += 1
