@@ -54,7 +54,7 @@ def test_objective_battery_wrong_malformed_and_prose_answers(mode: str, expected
     assert log.status == "success"
     assert metric(log, "mean") == expected
     for dimension in ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"):
-        assert metric(log, f"dimension:{dimension}") == expected
+        assert metric(log, f"en:{dimension}") == expected and metric(log, f"zh:{dimension}") == expected
     if mode == "malformed":
         assert all(s.scores["facet_objective"].answer.startswith("(no ") for s in log.samples)
 
@@ -68,12 +68,15 @@ def test_half_right_answers_get_the_authors_half_credit(task: str, log_dir: str)
     assert metric(log, "format:multi_select") == 0.5
 
 
-def test_objective_average_is_the_mean_of_dimension_accuracies(log_dir: str) -> None:
-    log = run("facet_objective", "eq_evals/scripted-half", log_dir, language="en")
-    dims = [metric(log, f"dimension:{d}") for d in
-            ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition")]
-    assert metric(log, "mean_of_groups") == pytest.approx(sum(dims) / 5)
-    assert metric(log, "dimension:apparent_emotion:stderr") > 0  # half credit on some items only
+def test_objective_average_is_the_mean_of_dimension_accuracies_per_language(log_dir: str) -> None:
+    log = run("facet_objective", "eq_evals/scripted-half", log_dir, language="all")
+    for language in ("en", "zh"):
+        dims = [metric(log, f"{language}:{d}") for d in
+                ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition")]
+        assert metric(log, f"objective_average:{language}") == pytest.approx(sum(dims) / 5)
+    assert metric(log, "en:apparent_emotion:stderr") > 0  # half credit on some items only
+    assert not any(name.startswith("dimension:") for name in
+                   [s for sc in log.results.scores for s in sc.metrics]), "languages are never pooled per dimension"
 
 
 def test_reference_mode_is_stricter_than_normalised(log_dir: str) -> None:

@@ -60,11 +60,12 @@ def build_metric(entry: Any) -> Metric:
         [(name, args)] = entry.items()
         args = dict(args or {})
         if name == "grouped":
-            inner, by = args.pop("metric", "mean"), args.pop("by", None)
+            inner, by, label = args.pop("metric", "mean"), args.pop("by", None), args.pop("label", None)
             if inner not in METRICS or not by or args:
-                raise ValueError("grouped takes {metric: <name>, by: <metadata field>}")
+                raise ValueError("grouped takes {metric: <name>, by: <metadata field>, label: <name prefix>}")
             suffix = "" if inner in ("mean", "accuracy") else f":{inner}"  # e.g. language:en, language:en:stderr
-            return grouped(METRICS[inner](), by, all=False, name_template=f"{by}:{{group_name}}{suffix}")
+            prefix = f"{by if label is None else label}:" if (label is None or label) else ""
+            return grouped(METRICS[inner](), by, all=False, name_template=f"{prefix}{{group_name}}{suffix}")
         if name in METRICS:
             return METRICS[name](**args)
     raise ValueError(f"cannot read metric entry {entry!r}")

@@ -7,18 +7,29 @@ import math
 from inspect_ai.scorer import Metric, SampleScore, metric
 
 
-@metric
-def mean_of_groups(by: str) -> Metric:
-    """Unweighted mean of per-group means (e.g. FACET's Objective Average over dimensions, spec §3.4)."""
+def _mean_of_group_means(scores: list[SampleScore], by: str) -> float:
+    groups: dict[str, list[float]] = {}
+    for s in scores:
+        key = (s.sample_metadata or {}).get(by)
+        if key is None:
+            raise ValueError(f"sample {s.sample_id} has no metadata field {by!r} to group by")
+        groups.setdefault(str(key), []).append(s.score.as_float())
+    means = [sum(v) / len(v) for v in groups.values() if v]
+    return sum(means) / len(means) if means else math.nan
 
-    def compute(scores: list[SampleScore]) -> float:
-        groups: dict[str, list[float]] = {}
+
+@metric
+def mean_of_groups(by: str, per: str | None = None, name: str = "mean_of_groups") -> Metric:
+    """Unweighted mean of per-group means, e.g. FACET's Objective Average: the mean of the five dimension
+    accuracies (spec §3.4). With ``per``, one value per value of that field (``objective_average:en``,
+    ``objective_average:zh``): the paper never pools languages."""
+
+    def compute(scores: list[SampleScore]) -> float | dict[str, float]:
+        if per is None:
+            return _mean_of_group_means(scores, by)
+        split: dict[str, list[SampleScore]] = {}
         for s in scores:
-            key = (s.sample_metadata or {}).get(by)
-            if key is None:
-                raise ValueError(f"sample {s.sample_id} has no metadata field {by!r} to group by")
-            groups.setdefault(str(key), []).append(s.score.as_float())
-        means = [sum(v) / len(v) for v in groups.values() if v]
-        return sum(means) / len(means) if means else math.nan
+            split.setdefault(str((s.sample_metadata or {}).get(per)), []).append(s)
+        return {f"{name}:{key}": _mean_of_group_means(group, by) for key, group in sorted(split.items())}
 
     return compute

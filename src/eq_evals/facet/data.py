@@ -148,6 +148,7 @@ def to_sample(record: dict, strip_option_labels: bool) -> Sample:
         new = OPTION_LABEL.sub("", text)
         text, stripped = new, new != text
     metadata = {k: v for k, v in record.items() if k != "input"}
+    metadata["language_dimension"] = f"{record['language']}:{record['dimension']}"  # per-language metrics
     if record["dimension"] == "social_adequacy":
         metadata["n_options"] = count_options(text)
         metadata["option_labels_stripped"] = stripped
