@@ -3,8 +3,13 @@ both layouts, bad rows, and the offline failure message."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import shutil
+import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -78,6 +83,7 @@ def test_shared_summary_and_expression() -> None:
     assert len(samples) == _jsonl_count(es) == 150
     assert all(isinstance(s.metadata["case_description"], str) and s.target.startswith("Causes: ") for s in samples)
     shared_file("longemotion", "Emotion_Expression_Situations.json")
+    shared_file("longemotion", "Emotion_Expression_Questionnaires.json")
     ee = longemotion_dataset("expression", data_dir=str(es.parent))
     assert len(ee) == 428
     assert len({s.metadata["emotion"] for s in ee}) == 8
@@ -159,3 +165,69 @@ def test_missing_folder_and_file_messages(tmp_path: Path) -> None:
         longemotion_dataset("qa", data_dir=str(tmp_path / "nope"))
     with pytest.raises(EqEvalsError, match="has no qa file; looked for 'Emotion QA/Emotion_QA.jsonl', 'Emotion_QA.jsonl'"):
         longemotion_dataset("qa", data_dir=str(tmp_path))
+
+
+def test_offline_fails_at_once_without_hf_hub_offline(tmp_path: Path) -> None:
+    # no HF_HUB_OFFLINE, an empty cache, and a Hub endpoint on a closed local port: huggingface_hub alone
+    # would retry with backoff for ~25 s per file; EE needs two files
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", data.ENV_DATA_DIR)}
+    env.update(HF_ENDPOINT=f"http://127.0.0.1:{port}", HF_HOME=str(tmp_path / "hf"))
+    code = ("from eq_evals.errors import EqEvalsError\n"
+            "from eq_evals.longemotion.components import longemotion_dataset\n"
+            "try:\n    longemotion_dataset('expression')\nexcept EqEvalsError as ex:\n    print(ex)\n")
+    start = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    elapsed = time.monotonic() - start
+    assert "-T data_dir=PATH" in out.stdout and "Emotion_Expression_Situations.json" in out.stdout, out.stderr
+    assert elapsed < 5, f"took {elapsed:.1f} s"
+
+
+def _fake_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, content: bytes) -> None:
+    import huggingface_hub
+
+    def fake_download(repo_id: str, filename: str, **kwargs) -> str:
+        path = tmp_path / "hub" / filename
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        return str(path)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_download)
+
+
+def test_changed_hub_file_is_an_error_unless_accepted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    content = (FIXTURES / "Emotion_QA.jsonl").read_bytes()  # not the release's file: another md5
+    actual = hashlib.md5(content).hexdigest()
+    _fake_hub(monkeypatch, tmp_path, content)
+    with pytest.raises(EqEvalsError) as info:
+        longemotion_dataset("qa")
+    message = str(info.value)
+    assert "Emotion_QA.jsonl" in message and actual in message and data.HUB_MD5["Emotion_QA.jsonl"] in message
+    assert "-T verify_checksums=false" in message and "-T revision=" in message
+    samples = longemotion_dataset("qa", verify_checksums=False, revision="abc123")
+    [source] = samples[0].metadata["data_source"]
+    assert source["origin"] == "hub" and source["revision"] == "abc123" and source["md5"] == actual
+    assert source["md5_verified"] is False and source["expected_md5"] == data.HUB_MD5["Emotion_QA.jsonl"]
+
+
+def test_release_hub_file_is_verified(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setitem(data.HUB_MD5, "Emotion_QA.jsonl", hashlib.md5((FIXTURES / "Emotion_QA.jsonl").read_bytes()).hexdigest())
+    _fake_hub(monkeypatch, tmp_path, (FIXTURES / "Emotion_QA.jsonl").read_bytes())
+    samples = longemotion_dataset("qa")
+    assert samples[0].metadata["data_source"][0]["md5_verified"] is True
+    assert samples[0].metadata["data_source"][0]["revision"] == data.HF_REVISION
+
+
+def test_skip_invalid_skips_bad_ec_rows_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    ec = tmp_path / "Emotion_Classification_Emobench.jsonl"
+    good = {"id": 1, "content": "x", "subject": "A", "label": "Fear", "choices": ["Anger", "Fear"]}
+    bad = dict(good, id=2, label="Joy")
+    ec.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(DataError, match="skip_invalid"):
+        longemotion_dataset("classification", data_dir=str(tmp_path))
+    with caplog.at_level("WARNING"):
+        samples = longemotion_dataset("classification", data_dir=str(tmp_path), skip_invalid=True)
+    assert [s.id for s in samples] == ["ec-emobench-1"]
+    assert "skipped 1 of 2" in caplog.text and "line 2" in caplog.text and "'Joy'" in caplog.text

@@ -11,7 +11,12 @@ from inspect_ai import eval as inspect_eval
 import eq_evals._registry  # noqa: F401
 from eq_evals.engine import register_all
 from eq_evals.longemotion import data
-from eq_evals.longemotion.scripted import judge_reply
+from eq_evals.longemotion.parsing import strip_think
+from eq_evals.longemotion.scripted import _digest, judge_reply
+
+EE_CRITERIA = ["Consistency Between Emotional Ratings and Generated Text", "Repetition of Content",
+               "Richness and Depth of Content", "Interaction Between Emotion and Cognition",
+               "Emotional Reflection and Self-awareness", "Overall Quality and Flow of the Text"]
 
 ROLES = {"grader": "eq_evals/scripted-le_judge", "helper": "eq_evals/scripted-le_helper"}
 
@@ -77,14 +82,32 @@ def test_qa_f1(method: str, log_dir: str) -> None:
     assert metrics(run("qa", log_dir, "le_wrong", method=method))["mean"] == 0.0
 
 
+# the three metrics of each stage, as the spec names them (spec §4.4, paper Table 10)
+STAGE_METRICS = {
+    1: {"Establishing the Therapeutic Alliance", "Emotional Acceptance and Exploration Guidance", "Systematic Assessment"},
+    2: {"Recognizing Surface-Level Reaction Patterns", "Deep Needs Exploration", "Pattern Interconnection Analysis"},
+    3: {"Adaptive Cognitive Restructuring", "Emotional Acceptance and Transformation", "Value-Oriented Integration"},
+    4: {"Consolidating Change Outcomes and Growth Narrative", "Meaning Integration and Future Guidance",
+        "Autonomy and Resource Internalization"},
+}
+
+
 def _expected_conversation(log) -> float:
     values = []
     for s in log.samples:
         score = s.scores["longemotion_judge"]
         values.append(score.value["score"])
-        assert sorted(k for k in score.value if k != "score") == sorted(
-            k for k in score.value if k != "score")  # three stage metrics
+        assert set(score.value) - {"score"} == STAGE_METRICS[s.metadata["stage"]]
+        assert score.value["score"] == pytest.approx(sum(v for k, v in score.value.items() if k != "score") / 3)
     return sum(values) / len(values)
+
+
+def test_each_stage_is_judged_on_its_own_three_metrics(log_dir: str) -> None:
+    log = run("conversation", log_dir, stages="all")
+    assert {s.metadata["stage"] for s in log.samples} == {1, 2, 3, 4}
+    _expected_conversation(log)
+    m = metrics(log)
+    assert set(m) - {"score", "stderr"} - {k for k in m if k.startswith("checkpoint:")} == set().union(*STAGE_METRICS.values())
 
 
 @pytest.mark.parametrize("method", ["base", "rag", "coem"])
@@ -163,9 +186,18 @@ def test_expression_dialogue(method: str, log_dir: str) -> None:
     else:
         assert [s["stage"] for s in stages] == [2, 3, 4, 5] and "trunks retrieved" in users[2].text
         assert [len(s["selected"]) for s in stages][0] <= 2
-    # the judge saw the PANAS reply and the five stage replies
+    # the judge saw the PANAS reply and the five stage replies: recompute the scripted judge's scores
+    # (40 + digest(criterion + judged text) % 61 per criterion) from the conversation in the log
     m = metrics(log)
-    assert 40 <= m["score"] <= 100 and len(m) == 8
+    assert len(m) == 8
+    expected = []
+    for s in log.samples:
+        judged = "".join(strip_think(msg.text) + "\n" for msg in s.messages if msg.role == "assistant").strip()
+        assert len([msg for msg in s.messages if msg.role == "assistant"]) == 6
+        per = {k: 40 + _digest(k + judged) % 61 for k in EE_CRITERIA}
+        assert {k: s.scores["longemotion_judge"].value[k] for k in EE_CRITERIA} == per
+        expected.append(sum(per.values()) / len(per))
+    assert m["score"] == pytest.approx(sum(expected) / len(expected))
 
 
 def test_expression_panas_retries(log_dir: str) -> None:
@@ -189,3 +221,87 @@ def test_task_listing_has_every_parameter_described() -> None:
     for name in ("classification", "detection", "qa", "conversation", "summary", "expression"):
         fn = register_all()[f"longemotion_{name}"]
         assert "method (str)" in fn.__doc__ and "data_dir (str)" in fn.__doc__
+
+
+def test_auto_retriever_falls_back_to_bm25_when_the_model_cannot_load(log_dir: str, tmp_path) -> None:
+    missing = str(tmp_path / "no-such-embedding-model")
+    log = run("qa", log_dir, method="rag", retriever="auto", embedding_model=missing)
+    assert log.status == "success"
+    for sample in log.samples:
+        info = sample.metadata["retrieval"]
+        assert info["ranker"] == "bm25" and info["ranker_fallback"]
+        assert "no-such-embedding-model" in info["ranker_fallback"] or "not installed" in info["ranker_fallback"]
+
+
+def test_rankers_are_loaded_off_the_event_loop(log_dir: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from eq_evals.longemotion import retrieval
+
+    on_main: list[bool] = []
+
+    def recording_get_ranker(retriever: str = "auto", embedding_model: str = "") -> retrieval.Ranker:
+        on_main.append(threading.current_thread() is threading.main_thread())
+        return retrieval.BM25()
+
+    monkeypatch.setattr(retrieval, "get_ranker", recording_get_ranker)
+    assert run("qa", log_dir, method="coem").status == "success"
+    assert on_main and not any(on_main)
+
+
+def test_finentity_uses_its_own_enrichment_prompt(log_dir: str, tmp_path) -> None:
+    # the EC fixture under the FinEntity file name: only the helper prompt differs between the subsets
+    (tmp_path / "Emotion_Classification_Finentity.jsonl").write_bytes(
+        (data.resource("datasets", data.FIXTURES) / "Emotion_Classification_Emobench.jsonl").read_bytes())
+    for subset, marker in (("finentity", "financial emotion enrichment assistant"),
+                           ("emobench", "emotional intelligence analyst")):
+        log = run("classification", log_dir, method="coem", subset=subset,
+                  data_dir=str(tmp_path if subset == "finentity" else data.resource("datasets", data.FIXTURES)))
+        for sample in log.samples:
+            texts = [e.input[-1].text for e in sample.events if e.event == "model" and e.model.endswith("le_helper")]
+            texts = [sample.attachments.get(t.removeprefix("attachment://"), t) for t in texts]
+            assert texts and all(marker in t for t in texts), subset
+            if subset == "finentity":  # the entity (the record's subject) is named
+                assert all(f'"{sample.metadata["subject"]}"' in t for t in texts)
+
+
+@pytest.mark.parametrize("task", ["classification", "detection"])
+def test_default_retries_give_five_tries_as_the_original(task: str, log_dir: str) -> None:
+    log = run(task, log_dir, "le_malformed")
+    assert {s.metadata["attempts"] for s in log.samples} == {5}  # spec §3.2: up to 5 tries
+
+
+@pytest.mark.parametrize(("method", "tries"), [("base", 10), ("rag", 5), ("coem", 10)])
+def test_default_panas_tries_follow_the_original_per_method(method: str, tries: int, log_dir: str) -> None:
+    log = run("expression", log_dir, "le_malformed", method=method, emotions="Anger")
+    assert {s.metadata["attempts"] for s in log.samples} == {tries}  # spec §4.6: 10, RAG 5
+
+
+def test_conversation_stderr_is_clustered_by_dialogue(log_dir: str) -> None:
+    log = run("conversation", log_dir)
+    by_dialogue: dict = {}
+    for s in log.samples:
+        by_dialogue.setdefault(s.metadata["dialogue_id"], []).append(s.scores["longemotion_judge"].value["score"])
+    means = [sum(v) / len(v) for v in by_dialogue.values()]
+    assert len(means) < len(log.samples)
+    m = sum(means) / len(means)
+    expected = math.sqrt(sum((x - m) ** 2 for x in means) / (len(means) - 1) / len(means))
+    assert metrics(log)["stderr"] == pytest.approx(expected)
+
+
+def test_coem_needs_no_helper_when_only_base_stages_run(log_dir: str) -> None:
+    log = run("conversation", log_dir, roles={"grader": ROLES["grader"]}, method="coem", stages="1,2")
+    assert log.status == "success" and {s.metadata["retrieval"]["method"] for s in log.samples} == {"base"}
+    log = run("conversation", log_dir, roles={"grader": ROLES["grader"]}, method="coem", stages="4")
+    assert log.status == "error" and "helper" in log.error.message
+
+
+def test_chunk_tokenizer_deviation_is_flagged(log_dir: str) -> None:
+    log = run("qa", log_dir, method="rag")
+    assert "not the paper's hf:meta-llama/Llama-3.1-8B-Instruct" in log.samples[0].metadata["retrieval"]["chunk_tokenizer_deviation"]
+    base = run("qa", log_dir)
+    assert "chunk_tokenizer_deviation" not in base.samples[0].metadata["retrieval"]
+
+
+def test_detection_declares_no_unused_initial_ranking_count() -> None:
+    assert "top_k_initial" not in register_all()["longemotion_detection"].__doc__  # ED skips it (spec §4.2)

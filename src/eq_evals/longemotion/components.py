@@ -40,32 +40,45 @@ SUBSETS = {"emobench": "classification_emobench", "finentity": "classification_f
 @register("dataset", "longemotion")
 def longemotion_dataset(task: str, data_dir: str | None = None, fixtures: bool = False,
                         revision: str = data.HF_REVISION, subset: str = "emobench", variant: str | None = None,
-                        stages: str = "4", emotions: str | None = None) -> list[Sample]:
-    """Samples of one LongEmotion task from the Hub, ``data_dir`` or the bundled fixtures (spec §2)."""
+                        stages: str = "4", emotions: str | None = None, verify_checksums: bool = True,
+                        skip_invalid: bool = False) -> list[Sample]:
+    """Samples of one LongEmotion task from the Hub, ``data_dir`` or the bundled fixtures (spec §2). Every
+    sample records in ``metadata["data_source"]`` where its files came from (Hub revision, md5, whether the
+    md5 was verified against the release the spec describes)."""
+    sources: list[dict[str, Any]] = []
 
     def where(key: str):  # noqa: ANN202
-        return data.locate(key, data_dir, fixtures, revision)
+        info: dict[str, Any] = {}
+        path = data.locate(key, data_dir, fixtures, revision, verify_checksums, info)
+        sources.append(info)
+        return path
+
+    def tagged(samples: list[Sample]) -> list[Sample]:
+        for s in samples:
+            s.metadata = {**(s.metadata or {}), "data_source": sources}
+        return samples
 
     if task == "classification":
         if subset not in SUBSETS:
             raise EqEvalsError(f"-T subset={subset!r}: expected one of {sorted(SUBSETS)}")
-        return data.classification_samples(where(SUBSETS[subset]), subset)
+        return tagged(data.classification_samples(where(SUBSETS[subset]), subset, skip_invalid))
     if task == "detection":
         variant = variant or "original"
         if variant not in ("original", "cleaned"):
             raise EqEvalsError(f"-T variant={variant!r}: expected original or cleaned")
-        return data.detection_samples(where(f"detection_{variant}"), variant)
+        return tagged(data.detection_samples(where(f"detection_{variant}"), variant))
     if task == "qa":
-        return data.qa_samples(where("qa"))
+        return tagged(data.qa_samples(where("qa")))
     if task == "conversation":
-        return data.conversation_samples(where("conversation"), stages)
+        return tagged(data.conversation_samples(where("conversation"), stages))
     if task == "summary":
         variant = variant or "origin"
         if variant not in ("origin", "processed"):
             raise EqEvalsError(f"-T variant={variant!r}: expected origin or processed")
-        return data.summary_samples(where(f"summary_{variant}"), variant)
+        return tagged(data.summary_samples(where(f"summary_{variant}"), variant))
     if task == "expression":
-        return data.expression_samples(where("expression_situations"), where("expression_questionnaires"), emotions)
+        return tagged(data.expression_samples(where("expression_situations"), where("expression_questionnaires"),
+                                              emotions))
     raise EqEvalsError(f"unknown LongEmotion task {task!r}")
 
 

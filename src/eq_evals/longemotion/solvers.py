@@ -41,6 +41,7 @@ from eq_evals.longemotion.parsing import SUMMARY_FIELDS, parse_emotion, parse_in
 from eq_evals.longemotion.prompts import TASKS, prompts, render
 
 METHODS = ("base", "rag", "coem")
+PAPER_CHUNK_TOKENIZER = "hf:meta-llama/Llama-3.1-8B-Instruct"
 JUDGED = {"conversation", "summary", "expression"}
 EMPTY = "\x00"
 
@@ -100,9 +101,12 @@ def _record(state: TaskState) -> None:
     }
 
 
-def _ranker(st: LongEmotionState) -> retrieval.Ranker:
-    ranker = retrieval.get_ranker(st.settings["retriever"], st.settings["embedding_model"])
+async def _ranker(st: LongEmotionState) -> retrieval.Ranker:
+    # loading an embedding model takes seconds: keep it off the event loop
+    ranker = await anyio.to_thread.run_sync(retrieval.get_ranker, st.settings["retriever"], st.settings["embedding_model"])
     st.settings["ranker"] = ranker.name
+    if getattr(ranker, "fallback", None):
+        st.settings["ranker_fallback"] = ranker.fallback
     return ranker
 
 
@@ -131,13 +135,17 @@ def longemotion_setup(task: str, method: str = "base", retriever: str = "auto",
     settings = dict(task=task, method=method, retriever=retriever, embedding_model=embedding_model,
                     chunk_size=chunk_size, chunk_overlap=chunk_overlap, chunk_tokenizer=chunk_tokenizer,
                     top_k=top_k, top_k_initial=top_k_initial, prompt_version=prompt_version)
+    if method != "base" and chunk_tokenizer != PAPER_CHUNK_TOKENIZER:
+        # spec §3.3: the release measured chunks with the Llama-3.1-8B-Instruct tokenizer
+        settings["chunk_tokenizer_deviation"] = (f"chunks measured with {chunk_tokenizer}, not the paper's "
+                                                 f"{PAPER_CHUNK_TOKENIZER} (spec §3.3)")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if task in JUDGED:
             get_model(role="grader", required=True)
-        if method == "coem":
-            get_model(role="helper", required=True)
         _state(state).settings = dict(settings)
+        if _method(state) == "coem":  # not for MC stages 1-3, which always run Base
+            get_model(role="helper", required=True)
         _record(state)
         return state
 
@@ -203,7 +211,7 @@ def longemotion_chunking() -> Solver:
 
 async def initial_rank(st: LongEmotionState, stage: int | None = None) -> None:
     """Keep the top_k_initial chunks of each job by similarity to its query (in document order)."""
-    ranker = _ranker(st)
+    ranker = await _ranker(st)
     k = _counts(st.settings["top_k_initial"], stage)
     for job in st.jobs:
         if job["query"] is None:  # ED skips the initial ranking (Appendix E)
@@ -239,11 +247,14 @@ async def _helper_call(helper: Model, system: str, prompt: str) -> str:
     return strip_think(out.completion)
 
 
-async def enrich(st: LongEmotionState, task: str, helper: Model) -> None:
-    """The helper (CoEM-Sage) analyses each kept chunk, making packs; for MC one statement for all."""
+async def enrich(st: LongEmotionState, task: str, helper: Model, subset: str | None = None) -> None:
+    """The helper (CoEM-Sage) analyses each kept chunk, making packs; for MC one statement for all.
+    EC FinEntity has its own financial enrichment prompt (spec §4.1, emo_class_aug_Finentity)."""
     p = prompts(task)
     head = st.settings.get("prompt_version") == "head" and "helper_head" in p
     template = p["helper_head"] if head else p["helper"]
+    if subset and f"helper_{subset}" in p:
+        template = p[f"helper_{subset}"]
     system = p.get("helper_system_head", p["helper_system"]) if head else p["helper_system"]
     for job in st.jobs:
         if task == "conversation":
@@ -268,7 +279,7 @@ def longemotion_enrichment() -> Solver:
         if _method(state) != "coem":
             return state
         async with span("enrichment"):
-            await enrich(st, st.settings["task"], get_model(role="helper", required=True))
+            await enrich(st, st.settings["task"], get_model(role="helper", required=True), state.metadata.get("subset"))
             lines = []
             for job in st.jobs:
                 if "statement" in job:
@@ -286,7 +297,7 @@ def longemotion_enrichment() -> Solver:
 
 
 async def rerank(st: LongEmotionState, task: str, method: str, stage: int | None = None) -> None:
-    ranker = _ranker(st)
+    ranker = await _ranker(st)
     k = _counts(st.settings["top_k"], stage)
     for job in st.jobs:
         cands = job["candidates"]
@@ -420,19 +431,25 @@ def has_all_panas_words(text: str, words: list[str]) -> bool:
     return all(w in text for w in words)
 
 
+# PANAS regenerations as in the original (spec §4.6): up to 10 attempts, RAG up to 5
+PANAS_RETRIES = {"base": 9, "rag": 4, "coem": 9}
+
+
 @solver
-def longemotion_expression_dialogue(max_retries: int = 9, min_length_instruction: bool = True) -> Solver:
-    """EE (spec §4.6): PANAS self-rating (regenerated until it names all 20 items), then stages 1-5 in one
-    conversation; before stages 2-5, RAG/CoEM retrieve from the model's own earlier answers."""
+def longemotion_expression_dialogue(max_retries: int | None = None, min_length_instruction: bool = True) -> Solver:
+    """EE (spec §4.6): PANAS self-rating (regenerated until it names all 20 items; ``max_retries`` unset =
+    the original's count for the method), then stages 1-5 in one conversation; before stages 2-5, RAG/CoEM
+    retrieve from the model's own earlier answers."""
     p = prompts("expression")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         st, md = _state(state), state.metadata
         method = st.settings["method"]
+        retries = PANAS_RETRIES[method] if max_retries is None else max_retries
         words = md.get("panas_words") or PANAS_WORDS
         first = ChatMessageUser(content=render(p["panas"], situation=md["scenario"], statements=md["statements"]))
         async with span("panas"):
-            for attempt in range(1, max_retries + 2):
+            for attempt in range(1, retries + 2):
                 state.messages = [first]
                 state = await generate(state)
                 st.attempts = attempt
