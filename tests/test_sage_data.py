@@ -131,3 +131,48 @@ def test_prompt_file_is_complete_and_checked(tmp_path: Path) -> None:
     assert prompts.fill("a {{x}} b {{y}}", {"x": "{{y}}", "y": "{}"}) == "a {{y}} b {}"
     with pytest.raises(KeyError):
         prompts.fill("{{missing}}", {})
+
+
+def test_bundled_traits_come_from_the_generator_pools() -> None:
+    from eq_evals.sage.generate import load_generator
+
+    pools = load_generator()["personality_types"]
+    for s in load_scenarios():
+        assert set(s["cha_group"]) <= set(pools[s["personality"]][s["language"]]["traits"]), (s["id"], s["cha_group"])
+
+
+def test_folder_source_is_flat_prefers_withfirsttalk_and_skips_other_schemas(tmp_path: Path,
+                                                                               caplog: pytest.LogCaptureFixture) -> None:
+    folder = tmp_path / "profile"
+    (folder / "third_party").mkdir(parents=True)
+    rows = [GOOD, dict(GOOD, id="x2")]
+    (folder / "simulator_profile_withfirsttalk.jsonl").write_text(
+        "\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    (folder / "simulator_profile.jsonl").write_text(  # the same scenarios without first_talk
+        "\n".join(json.dumps({k: v for k, v in r.items() if k != "first_talk"}, ensure_ascii=False) for r in rows),
+        encoding="utf-8")
+    (folder / "third_party" / "other.jsonl").write_text(json.dumps(dict(GOOD, main_cha="Negative type")),
+                                                         encoding="utf-8")
+    with caplog.at_level("WARNING"):
+        assert [s["id"] for s in load_scenarios(str(folder))] == ["x1", "x2"]
+    assert "simulator_profile.jsonl" in caplog.text
+
+    other = tmp_path / "mixed"
+    other.mkdir()
+    (other / "scenarios.jsonl").write_text(json.dumps(GOOD, ensure_ascii=False), encoding="utf-8")
+    (other / "notes.jsonl").write_text(json.dumps({"id": "n1", "note": "not a scenario"}), encoding="utf-8")
+    with caplog.at_level("WARNING"):
+        assert [s["id"] for s in load_scenarios(str(other))] == ["x1"]
+    assert "notes.jsonl" in caplog.text and "not a scenario file" in caplog.text
+    # a scenario file with a bad row is still an error naming the file and row
+    (other / "scenarios.jsonl").write_text(json.dumps(GOOD, ensure_ascii=False) + "\n" + json.dumps(dict(GOOD, id="x3", main_cha="?")),
+                                           encoding="utf-8")
+    with pytest.raises(DataError, match="row 2"):
+        load_scenarios(str(other))
+
+
+def test_release_root_folder_is_not_searched_recursively() -> None:
+    root = shared_file("sage", "profiles").parent
+    with pytest.raises(EqEvalsError, match="subfolders are not searched"):
+        load_scenarios(str(root))
+    assert len(load_scenarios(str(root / "profiles"))) == 100

@@ -171,3 +171,35 @@ def test_reply_parser_keeps_thinking_and_rejects_missing_response() -> None:
         parse_reply_output("Thinking:\nI will say hi")
     with pytest.raises(SimulatorParseError):
         parse_reply_output("Response:\n  “”  ")
+
+
+def test_english_goodbye_only_as_a_closing_farewell() -> None:
+    rules = load_rules()
+    for narrative in ("I never got to say goodbye.", "He left without saying goodbye. It still hurts.",
+                      "I don't want to see you", "We said our goodbyes at the station and I cried the whole way home."):
+        assert rules.end_reason(40, narrative) is None, narrative
+    for farewell in ("Okay, that's it. Goodbye.", "Thanks for listening, bye!", "See you later.", "Bye."):
+        assert rules.end_reason(40, farewell) == "goodbye", farewell
+    assert rules.end_reason(40, "我们在车站说了再见") == "goodbye"  # zh stays the released substring rule
+
+
+def test_reply_parser_keeps_a_response_word_inside_the_reply() -> None:
+    out = parse_reply_output("Thinking:\nplan\nResponse:\nHonestly? My response: no way. Not again.")
+    assert out.reply == "Honestly? My response: no way. Not again." and out.thinking == "plan"
+
+
+def test_confidence_interval_stays_in_the_emotion_range() -> None:
+    agg = aggregate([{"emotion": e} for e in (100, 100, 100, 40)])
+    assert agg.ci_high == 100.0 and 0.0 <= agg.ci_low < agg.sentient
+    agg = aggregate([{"emotion": e} for e in (0, 0, 0, 60)])
+    assert agg.ci_low == 0.0
+
+
+def test_sage_ci_metric_is_clamped() -> None:
+    from inspect_ai.scorer import SampleScore, Score
+
+    from eq_evals.sage.scorer import sage_ci
+
+    scores = [SampleScore(score=Score(value=v), sample_id=i) for i, v in enumerate((100, 100, 100, 40))]
+    value = sage_ci()(scores)
+    assert value["upper"] == 100.0 and value["lower"] < 85

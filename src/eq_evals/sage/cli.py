@@ -12,7 +12,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     rows = collect(args.logs)
     if not rows:
-        raise EqEvalsError(f"no scored SAGE samples in {', '.join(args.logs)}")
+        raise EqEvalsError("\n".join([f"no scored SAGE samples in {', '.join(args.logs)}", *rows.warnings]))
     print(to_json(rows) if args.json else render(rows))
     return 0
 

@@ -11,7 +11,8 @@ from eq_evals.sage import prompts
 from eq_evals.sage import scripted as _scripted  # noqa: F401  (registers the sage-user / sage-writer modes)
 from eq_evals.sage.data import BUNDLED, sage_samples
 from eq_evals.sage.rules import load_rules
-from eq_evals.sage.scorer import failure_count, mean_npc_tokens, mean_npc_turns, sage_scorer, success_count
+from eq_evals.sage.scorer import (failure_count, mean_npc_tokens, mean_npc_turns, sage_ci, sage_scorer,
+                                  success_count)
 from eq_evals.sage.solver import sentient_dialogue
 
 register("solver", "sentient_dialogue")(sentient_dialogue)
@@ -21,6 +22,7 @@ register("metric", "failure_count")(failure_count)
 register("metric", "mean_npc_turns")(mean_npc_turns)
 register("metric", "mean_npc_tokens")(mean_npc_tokens)
 register("metric", "ci")(ci)
+register("metric", "sage_ci")(sage_ci)
 
 
 @register("dataset", "sage_scenarios")

@@ -5,6 +5,7 @@ Hugging Face Hub copy (``-T source=<owner>/<name> -T revision=<commit>``), all i
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from pathlib import Path
@@ -20,6 +21,7 @@ BUNDLED = ("sage/scenarios_rational.jsonl", "sage/scenarios_emotional.jsonl")
 TEXT_FIELDS = ("id", "player", "scene", "main_cha", "task", "first_talk")
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 CJK = re.compile(r"[\u4e00-\u9fff]")
+logger = logging.getLogger(__name__)
 
 
 def _truthy(env: str) -> bool:
@@ -104,10 +106,42 @@ def _find_topics(path: Path) -> Path | None:
     return None
 
 
+def _folder_files(path: Path) -> list[Path]:
+    """The scenario files of a folder: its own .jsonl files (not subfolders), only the ``*withfirsttalk*``
+    ones when there are any (the release's profile/ folder also holds simulator_profile.jsonl, the same
+    scenarios without ``first_talk``)."""
+    files = sorted(p for p in path.glob("*.jsonl") if p.is_file() and p.name != "scenario_topics.jsonl")
+    preferred = [p for p in files if "withfirsttalk" in p.name]
+    for skipped in (p for p in files if preferred and p not in preferred):
+        logger.warning("SAGE: skipping %s (the folder has a *withfirsttalk* file)", display_path(skipped))
+    return preferred or files
+
+
+def _other_schema(file: Path) -> str | None:
+    """Why ``file`` is not a scenario file (its first row lacks scenario fields), or None when it is one."""
+    for _, rec in read_jsonl(file):
+        missing = [k for k in (*TEXT_FIELDS, "cha_group") if not isinstance(rec, dict) or k not in rec]
+        return f"its first row has no {', '.join(missing)}" if missing else None
+    return "it is empty"
+
+
 def load_local(path: Path, topics: dict[str, dict[str, str]] | None = None) -> list[dict[str, Any]]:
-    files = sorted(p for p in path.rglob("*.jsonl") if p.name != "scenario_topics.jsonl") if path.is_dir() else [path]
+    """One file (every row must be a scenario), or a folder: its own .jsonl files, not subfolders; files of
+    another schema (first row without the scenario fields) are skipped with a warning, bad rows of scenario
+    files are errors naming the file and row."""
+    if not path.is_dir():
+        files = [path]
+    else:
+        files = []
+        for file in _folder_files(path):
+            problem = _other_schema(file)
+            if problem:
+                logger.warning("SAGE: skipping %s: not a scenario file (%s)", display_path(file), problem)
+            else:
+                files.append(file)
     if not files:
-        raise EqEvalsError(f"no .jsonl scenario files in {path}")
+        raise EqEvalsError(f"no .jsonl scenario files in {path} (subfolders are not searched: point at the file "
+                           "or at the folder holding it, e.g. the release's profile/)")
     scenarios = []
     for file in files:
         where = display_path(file)

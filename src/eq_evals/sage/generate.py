@@ -67,8 +67,10 @@ def draw_seeds(rng: random.Random, language: str, pools: dict[str, Any]) -> Seed
 
 
 async def _complete(model: Model, prompt: str, what: str, attempts: int = 3) -> str:
+    # the kind of prompt travels in the message metadata (read by the scripted writer; providers ignore it)
     for _ in range(attempts):
-        text = (await model.generate([ChatMessageUser(content=prompt)])).completion.strip()
+        message = ChatMessageUser(content=prompt, metadata={"sage_prompt": what})
+        text = (await model.generate([message])).completion.strip()
         if text:
             return text
     raise EqEvalsError(f"the generator returned an empty {what} {attempts} times")
@@ -111,8 +113,9 @@ async def generate_one(model: Model, seeds: Seeds, language: str, index: int, id
 def run(model_name: str, n: int, language: str, out: str, seed: int = 0, temperature: float | None = None,
         base_url: str | None = None, id_prefix: str = "gen", max_concurrency: int = 4,
         generator_file: str = GENERATOR_FILE, append: bool = False) -> tuple[int, list[str]]:
-    """Generate ``n`` scenarios per language ("zh", "en" or "both") into ``out`` (JSONL). Returns
-    (written, errors)."""
+    """Generate ``n`` scenarios per language ("zh", "en" or "both") into ``out`` (JSONL), each record written
+    as soon as it is complete (so in completion order). A scenario that fails, for any reason, is reported
+    in the returned errors and the others are kept. Returns (written, errors)."""
     if n < 1:
         raise EqEvalsError("--n must be at least 1")
     languages = ["zh", "en"] if language == "both" else [language]
@@ -127,23 +130,28 @@ def run(model_name: str, n: int, language: str, out: str, seed: int = 0, tempera
     rng = random.Random(seed)
     jobs = [(i, lang, draw_seeds(rng, lang, pools)) for i in range(1, n + 1) for lang in languages]
 
-    async def main() -> list[dict[str, Any] | str]:
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    written: list[dict[str, Any]] = []
+    errors: list[str] = []
+
+    async def main(fh: Any) -> None:
         gate = asyncio.Semaphore(max_concurrency)
 
-        async def one(i: int, lang: str, seeds: Seeds) -> dict[str, Any] | str:
+        async def one(i: int, lang: str, seeds: Seeds) -> None:
             async with gate:
                 try:
-                    return await generate_one(model, seeds, lang, i, id_prefix, pools)
-                except EqEvalsError as ex:
-                    return f"scenario {i} ({lang}): {ex}"
+                    record = await generate_one(model, seeds, lang, i, id_prefix, pools)
+                except Exception as ex:  # noqa: BLE001 - one failed scenario (API error, bad output) must not lose the batch
+                    detail = str(ex) if isinstance(ex, EqEvalsError) else f"{type(ex).__name__}: {ex}"
+                    errors.append(f"scenario {i} ({lang}): {detail}")
+                    return
+            # written as soon as it is complete, so an interrupted batch keeps what it has
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            fh.flush()
+            written.append(record)
 
-        return await asyncio.gather(*(one(*job) for job in jobs))
+        await asyncio.gather(*(one(*job) for job in jobs))
 
-    results = asyncio.run(main())
-    records = [r for r in results if isinstance(r, dict)]
-    errors = [r for r in results if isinstance(r, str)]
-    out_path.parent.mkdir(parents=True, exist_ok=True)
     with out_path.open("a" if append else "w", encoding="utf-8") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    return len(records), errors
+        asyncio.run(main(fh))
+    return len(written), errors

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -33,6 +33,7 @@ class Row:
     emotional: float | None
     logs: list[str]
     aggregate: Aggregate
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 def _log_files(paths: Iterable[str]) -> list[str]:
@@ -56,38 +57,83 @@ def _role_model(log: Any, role: str = "simulated_user") -> str:
     return ",".join(c.model for c in cfgs)
 
 
-def collect(paths: Iterable[str]) -> list[Row]:
-    """Read every SAGE log under ``paths``; dialogues of the same (model, simulator, task, scenario set and
-    language) are pooled."""
-    groups: dict[tuple[str, str, str], dict[str, Any]] = {}
+# Task arguments that never change a dialogue or its score; every other argument splits rows.
+COSMETIC_ARGS: frozenset[str] = frozenset()
+
+
+class Rows(list):
+    """The leaderboard rows, plus warnings about logs that were left out (shown by ``render``)."""
+
+    warnings: list[str]
+
+    def __init__(self, rows: Iterable[Row] = (), warnings: list[str] | None = None) -> None:
+        super().__init__(rows)
+        self.warnings = warnings or []
+
+
+def _role_config(log: Any, role: str = "simulated_user") -> str:
+    """The simulated user's full configuration (model, generation settings, base URL, model args)."""
+    cfg = (log.eval.model_roles or {}).get(role)
+    cfgs = cfg if isinstance(cfg, list) else [cfg] if cfg is not None else []
+    return json.dumps([c.model_dump(mode="json", exclude_none=True) for c in cfgs], sort_keys=True, default=str)
+
+
+def _settings(args: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in sorted(args.items()) if k not in COSMETIC_ARGS and k not in ("source", "language")}
+
+
+def collect(paths: Iterable[str]) -> Rows:
+    """Read every SAGE log under ``paths``. Dialogues are pooled only when the tested model, the simulated
+    user's configuration, the task and its version, and all task arguments (scenario source and language,
+    filters, max_turns, prompts, ...) agree. A dialogue (sample id, epoch) run in several logs counts once,
+    from the newest log. Logs whose status is not ``success`` are skipped with a warning."""
+    groups: dict[tuple[str, ...], dict[str, Any]] = {}
+    warnings: list[str] = []
     for file in _log_files(paths):
         log = read_eval_log(file)
-        if not log.eval.task.split("/")[-1].startswith("sage") or not log.samples:
+        if not log.eval.task.split("/")[-1].startswith("sage"):
+            continue
+        if log.status != "success":
+            warnings.append(f"warning: skipped {file} (status {log.status}); rerun or retry it to include it")
+            continue
+        if not log.samples:
             continue
         args = log.eval.task_args or {}
-        scenario_set = f"{Path(str(args['source'])).name if args.get('source') else 'bundled'}:{args.get('language', 'zh')}"
-        key = (log.eval.model, _role_model(log), log.eval.task.split("/")[-1], scenario_set)
-        group = groups.setdefault(key, {"rows": [], "unscored": 0, "logs": []})
+        source = str(args["source"]) if args.get("source") else None
+        scenario_set = f"{Path(source).name if source else 'bundled'}:{args.get('language', 'zh')}"
+        settings = _settings(args)
+        key = (log.eval.model, _role_model(log), _role_config(log), log.eval.task.split("/")[-1],
+               str(log.eval.task_version), source or "bundled", str(args.get("language", "zh")),
+               json.dumps(settings, sort_keys=True, default=str))
+        group = groups.setdefault(key, {"samples": {}, "logs": [], "scenarios": scenario_set, "settings": settings})
         group["logs"].append(file)
         for sample in log.samples:
+            sample_key = (str(sample.id), sample.epoch)
+            seen = group["samples"].get(sample_key)
+            if seen is None or log.eval.created >= seen[0]:  # the newest log wins
+                group["samples"][sample_key] = (log.eval.created, sample)
+    rows = []
+    for key, group in groups.items():
+        model, simulator, _, task = key[:4]
+        scored, unscored = [], 0
+        for _, sample in group["samples"].values():
             score = (sample.scores or {}).get("sage_scorer")
             if score is None or (isinstance(score.value, float) and math.isnan(score.value)):
-                group["unscored"] += 1
+                unscored += 1
                 continue
             meta = score.metadata or {}
-            group["rows"].append({"emotion": float(score.value), **{k: meta.get(k) for k in (
+            scored.append({"emotion": float(score.value), **{k: meta.get(k) for k in (
                 "npc_turns", "hidden_task_type", "personality", "intention", "end_reason")}})
-    rows = []
-    for (model, simulator, task, scenario_set), group in groups.items():
-        if not group["rows"]:
+        if not scored:
             continue
-        agg = aggregate(group["rows"])
-        rows.append(Row(model=model, simulator=simulator, task=task, scenarios=scenario_set, n=agg.n, unscored=group["unscored"],
-                        sentient=agg.sentient, ci_low=agg.ci_low, ci_high=agg.ci_high, success=agg.success,
-                        failure=agg.failure, mean_turns=agg.mean_turns, rational=agg.by_type.get("rational"),
-                        emotional=agg.by_type.get("emotional"), logs=group["logs"], aggregate=agg))
+        agg = aggregate(scored)
+        rows.append(Row(model=model, simulator=simulator, task=task, scenarios=group["scenarios"], n=agg.n,
+                        unscored=unscored, sentient=agg.sentient, ci_low=agg.ci_low, ci_high=agg.ci_high,
+                        success=agg.success, failure=agg.failure, mean_turns=agg.mean_turns,
+                        rational=agg.by_type.get("rational"), emotional=agg.by_type.get("emotional"),
+                        logs=group["logs"], aggregate=agg, settings=group["settings"]))
     # Ties keep the order of appearance, as the paper ranks them (spec §4.2).
-    return sorted(rows, key=lambda r: -r.sentient)
+    return Rows(sorted(rows, key=lambda r: -r.sentient), warnings)
 
 
 def _fmt(x: float | None, digits: int = 1) -> str:
@@ -97,11 +143,16 @@ def _fmt(x: float | None, digits: int = 1) -> str:
 def render(rows: list[Row]) -> str:
     header = ["Rank", "Model", "Simulator", "Scenarios", "N", "Sentient", "95% CI", "Success", "Failure", "Unscored",
               "Turns", "Rational", "Emotional"]
+    # task arguments that differ between rows (e.g. max_turns, hidden_task_type) are shown in a last column
+    varying = sorted({k for r in rows for k in r.settings if len({json.dumps(x.settings.get(k), default=str)
+                                                                     for x in rows}) > 1})
+    if varying:
+        header.append("Settings")
     table = [header]
     for i, r in enumerate(rows, start=1):
         table.append([str(i), r.model, r.simulator, r.scenarios, str(r.n), _fmt(r.sentient), f"{_fmt(r.ci_low)}-{_fmt(r.ci_high)}",
                       str(r.success), str(r.failure), str(r.unscored), _fmt(r.mean_turns, 2), _fmt(r.rational),
-                      _fmt(r.emotional)])
+                      _fmt(r.emotional)] + ([" ".join(f"{k}={r.settings.get(k)}" for k in varying)] if varying else []))
     widths = [max(len(row[c]) for row in table) for c in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -113,7 +164,10 @@ def render(rows: list[Row]) -> str:
         notes.append("note: rows use different scenario sets or languages; their scores are not comparable.")
     if any(r.n != rows[0].n for r in rows):
         notes.append("note: rows cover different numbers of scored dialogues; Success/Failure are counts.")
-    return "\n".join(lines + notes)
+    if len({(r.model, r.simulator, r.scenarios) for r in rows}) < len(rows):
+        notes.append("note: some rows differ only in their task settings, the Simulator's configuration or the task "
+                     "version; they are kept apart.")
+    return "\n".join(lines + notes + list(getattr(rows, "warnings", [])))
 
 
 def to_json(rows: list[Row]) -> str:

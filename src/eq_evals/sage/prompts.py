@@ -9,6 +9,7 @@ from typing import Any, Iterable
 
 from inspect_ai.model import ChatMessage
 
+from eq_evals.errors import EqEvalsError
 from eq_evals.resources import display_path, load_yaml, resource
 
 PROMPTS_FILE = "sage/simulator.yaml"
@@ -22,18 +23,25 @@ REQUIRED: dict[str, set[str]] = {
     "npc_system": set(),
 }
 PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
+RETRY_NOTE = ("(Your previous answer could not be used: {{problem}}. Answer again, following the output format "
+              "above exactly.)")
 
 
 @cache
 def load_prompts(file: str = PROMPTS_FILE) -> dict[str, Any]:
+    """Load and check a prompt file. It must give every section in each language it supplies (at least one
+    of zh, en); a language it lacks is an error only when a scenario of that language runs (``languages``)."""
     where = display_path(resource("solvers", file))
     data = load_yaml("solvers", file)
-    for section, needed in REQUIRED.items():
-        variants = data.get(section)
-        if not isinstance(variants, dict):
+    for section in REQUIRED:
+        if not isinstance(data.get(section), dict):
             raise ValueError(f"{where}: needs a '{section}' mapping with {list(LANGUAGES)} versions")
-        for lang in LANGUAGES:
-            text = variants.get(lang)
+    supplied = languages(data)
+    if not supplied:
+        raise ValueError(f"{where}: gives no prompts in any of {list(LANGUAGES)}")
+    for section, needed in REQUIRED.items():
+        for lang in supplied:
+            text = data[section].get(lang)
             if not isinstance(text, str) or not text.strip():
                 raise ValueError(f"{where}: {section}.{lang} is missing or empty")
             missing = needed - set(PLACEHOLDER.findall(text))
@@ -41,10 +49,30 @@ def load_prompts(file: str = PROMPTS_FILE) -> dict[str, Any]:
                 raise ValueError(f"{where}: {section}.{lang} lacks the placeholder(s) "
                                  + ", ".join("{{" + m + "}}" for m in sorted(missing)))
     for section in ("speakers", "opening", "hidden_theme_marker"):
-        for lang in LANGUAGES:
+        for lang in supplied:
             if not (data.get(section) or {}).get(lang):
                 raise ValueError(f"{where}: {section}.{lang} is missing")
     return data
+
+
+def languages(data: dict[str, Any]) -> list[str]:
+    """The languages a prompt file supplies: those any of its required sections gives."""
+    return [lang for lang in LANGUAGES if any(isinstance(data.get(s), dict) and data[s].get(lang) for s in REQUIRED)]
+
+
+def require_language(language: str, file: str = PROMPTS_FILE) -> None:
+    """A clear error when a scenario's language has no prompts in ``file``."""
+    supplied = languages(load_prompts(file))
+    if language not in supplied:
+        raise EqEvalsError(f"{display_path(resource('solvers', file))}: no '{language}' prompts (it gives "
+                           f"{', '.join(supplied)}), but a '{language}' scenario is being run; add them or choose "
+                           f"-T language={supplied[0]}")
+
+
+def retry_note(problem: str | None, language: str, file: str = PROMPTS_FILE) -> str:
+    """Appended to a simulator prompt when its previous output could not be parsed, so the retry differs."""
+    template = (load_prompts(file).get("retry") or {}).get(language) or RETRY_NOTE
+    return fill(template, {"problem": problem or "unknown problem"})
 
 
 def fill(template: str, values: dict[str, Any]) -> str:

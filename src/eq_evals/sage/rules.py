@@ -46,6 +46,7 @@ INTENTION_BY_TEXT: dict[str, str] = {text: slug for slug, (_, zh, en) in INTENTI
 PERSONALITIES: dict[str, str] = {"负面型": "negative", "被动型": "passive", "回避型": "avoidant",
                                  "negative": "negative", "passive": "passive", "avoidant": "avoidant"}
 
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 END_REASONS = ("emotion_ge_100", "emotion_lt_10", "goodbye", "max_turns")
 UNPARSEABLE = "simulator_unparseable"
 
@@ -66,6 +67,7 @@ class Rules:
                                            ("Emotion-C", 10), ("Emotion-F", -1000))
     goodbye_substrings: tuple[str, ...] = ("再见", "拜拜")
     goodbye_regexes: tuple[str, ...] = ()
+    goodbye_closings: tuple[str, ...] = ()
     source: str = field(default="(defaults)", compare=False)
 
     def state(self, emotion: int) -> str:
@@ -80,9 +82,15 @@ class Rules:
         return new, new - emotion
 
     def says_goodbye(self, reply: str) -> bool:
+        """Substrings and ``regex`` patterns anywhere in the reply; ``closing`` patterns only on its last
+        sentence, i.e. a farewell that closes the reply (not a narrative "I never got to say goodbye")."""
         if any(s in reply for s in self.goodbye_substrings):
             return True
-        return any(re.search(rx, reply, flags=re.IGNORECASE) for rx in self.goodbye_regexes)
+        if any(re.search(rx, reply, flags=re.IGNORECASE) for rx in self.goodbye_regexes):
+            return True
+        sentences = [p.strip() for p in _SENTENCE_END.split(reply) if p.strip(" \t\"'“”‘’")]
+        last = sentences[-1] if sentences else ""
+        return any(re.search(rx, last, flags=re.IGNORECASE) for rx in self.goodbye_closings)
 
     def end_reason(self, emotion: int, reply: str) -> str | None:
         """Checked right after a simulated-user reply (spec §3.1). Priority: >= 100, < 10, goodbye."""
@@ -110,12 +118,13 @@ def load_rules(file: str = RULES_FILE) -> Rules:
         goodbye = data.get("goodbye") or {}
         subs = tuple(s for spec in goodbye.values() for s in (spec.get("substrings") or []))
         rxs = tuple(spec["regex"] for spec in goodbye.values() if spec.get("regex"))
-        for rx in rxs:
+        closings = tuple(spec["closing"] for spec in goodbye.values() if spec.get("closing"))
+        for rx in rxs + closings:
             re.compile(rx)
         rules = Rules(initial_emotion=int(data["initial_emotion"]), max_change=int(data["max_change"]),
                       ceiling=int(data["ceiling"]), floor=int(data["floor"]), success_at=int(data["success_at"]),
                       failure_below=int(data["failure_below"]), states=states, goodbye_substrings=subs,
-                      goodbye_regexes=rxs, source=where)
+                      goodbye_regexes=rxs, goodbye_closings=closings, source=where)
     except (KeyError, TypeError, ValueError, re.error) as ex:
         raise ValueError(f"{where}: invalid SAGE rules ({type(ex).__name__}: {ex})") from None
     if [lower for _, lower in states] != sorted((lower for _, lower in states), reverse=True):
@@ -233,10 +242,13 @@ _QUOTES = "\"'“”‘’「」『』"
 
 
 def parse_reply_output(text: str) -> ReplyOutput:
-    """The reply output: everything after the last ``Response:`` header, without brackets and quotes; the
+    """The reply output: everything after the last ``Response:`` header line, without brackets and quotes; the
     thinking is everything before it (spec §3.5). Raises SimulatorParseError."""
     raw = _normalise(text)
-    marks = list(re.finditer(r"(?im)(?<![A-Za-z])Response\s*[:：]", raw))
+    # the header at the start of a line, so "my response: no" inside the reply does not cut it; a header
+    # inside a line counts only when no line starts with one
+    marks = (list(re.finditer(r"(?im)^[ \t#>-]*Response[ \t]*[:：]", raw))
+             or list(re.finditer(r"(?im)(?<![A-Za-z])Response\s*[:：]", raw)))
     if not marks:
         raise SimulatorParseError("no 'Response:' section in the reply output")
     reply = raw[marks[-1].end():].strip()
@@ -295,6 +307,8 @@ def aggregate(rows: Iterable[dict[str, Any]], rules: Rules | None = None) -> Agg
     if not emotions:
         raise ValueError("no scored dialogues to aggregate")
     low, high = t_interval(emotions)
+    if not math.isnan(low):  # a mean emotion lies within [floor, ceiling]; the t interval need not
+        low, high = max(float(rules.floor), low), min(float(rules.ceiling), high)
     turns = [float(r["npc_turns"]) for r in rows if r.get("npc_turns") is not None]
     reasons: dict[str, int] = {}
     for r in rows:

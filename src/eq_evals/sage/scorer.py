@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, ci, mean, metric, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
@@ -17,9 +18,11 @@ def _meta(s: SampleScore, key: str) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
-@metric
+@metric(scores="unreduced")
 def success_count() -> Metric:
-    """Dialogues whose final emotion reached the success threshold (>= 100; paper Table 2 "Success")."""
+    """Dialogues whose final emotion reached the success threshold (>= 100; paper Table 2 "Success").
+    Counted per dialogue, i.e. per sample and epoch (unreduced scores), as the leaderboard counts them: the
+    epoch reducer keeps only the first epoch's metadata."""
 
     def compute(scores: list[SampleScore]) -> float:
         return float(sum(1 for s in scores if _meta(s, "success") == 1))
@@ -27,9 +30,10 @@ def success_count() -> Metric:
     return compute
 
 
-@metric
+@metric(scores="unreduced")
 def failure_count() -> Metric:
-    """Dialogues whose final emotion fell below the failure threshold (< 10; paper Table 2 "Failure")."""
+    """Dialogues whose final emotion fell below the failure threshold (< 10; paper Table 2 "Failure"),
+    counted per sample and epoch like ``success_count``."""
 
     def compute(scores: list[SampleScore]) -> float:
         return float(sum(1 for s in scores if _meta(s, "failure") == 1))
@@ -38,6 +42,22 @@ def failure_count() -> Metric:
 
 
 @metric
+def sage_ci(level: float = 0.95) -> Metric:
+    """The t interval of the Sentient score (Inspect's ``ci``), clamped to the emotion range [floor, ceiling]
+    of scorers/sage/rules.yaml (0-100): a mean emotion cannot lie outside it."""
+    inner = ci(level=level)
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        rules = load_rules()
+        value = inner(scores)
+        assert isinstance(value, dict)
+        return {k: min(float(rules.ceiling), max(float(rules.floor), float(x))) if not math.isnan(float(x))
+                else float(x) for k, x in value.items()}
+
+    return compute
+
+
+@metric(scores="unreduced")
 def mean_npc_turns() -> Metric:
     """Mean number of tested-model replies per dialogue (spec §4.2 reference column)."""
 
@@ -48,7 +68,7 @@ def mean_npc_turns() -> Metric:
     return compute
 
 
-@metric
+@metric(scores="unreduced")
 def mean_npc_tokens() -> Metric:
     """Mean tested-model output tokens per dialogue, reasoning included (paper §4.2 token efficiency)."""
 
@@ -57,6 +77,15 @@ def mean_npc_tokens() -> Metric:
         return statistics.fmean(values) if values else float("nan")
 
     return compute
+
+
+def _limit_hit(state: TaskState) -> str:
+    """Which sample limit most likely stopped the solver (Inspect does not tell the scorer directly)."""
+    if state.message_limit is not None and len(state.messages) >= state.message_limit:
+        return f"the message limit ({state.message_limit})"
+    if state.token_limit is not None and state.token_usage >= state.token_limit:
+        return f"the token limit ({state.token_limit})"
+    return "a sample limit (time, working time or cost) or a cancellation"
 
 
 @scorer(metrics=[mean(), stderr(), success_count(), failure_count(), mean_npc_turns()])
@@ -77,6 +106,14 @@ def sage_scorer(rules: str = "sage/rules.yaml") -> Scorer:
             "intention": meta.get("intention"), "personality": meta.get("personality"),
             "language": meta.get("language"), "task": meta.get("task"),
         }
+        if sage.end_reason is None and sage.trajectory:
+            # the loop started but a sample limit (or a cancellation) stopped it before any ending
+            cause = _limit_hit(state)
+            return Score.unscored(
+                reason="interrupted",
+                answer=f"interrupted dialogue ({cause})",
+                explanation=f"the dialogue was cut off by {cause} before it ended; trajectory so far: {trajectory}",
+                metadata=info)
         if sage.end_reason in (None, UNPARSEABLE) or not sage.trajectory:
             return Score.unscored(
                 reason=sage.end_reason or "no_dialogue",

@@ -12,8 +12,9 @@ Model args (``--model-role 'simulated_user={model: eq_evals/scripted-sage-user, 
 - ``garble``: ``emotion`` | ``reply`` | ``all``: outputs without the parsed section (from update
   ``garble_at``, default 1), to exercise retries and the unscored ending.
 
-``sage-writer``: writes personas and scenes for ``eq-evals sage generate`` from the seeds in the prompt,
-and answers the opening (reply) prompt like ``sage-user``.
+``sage-writer``: writes personas and scenes for ``eq-evals sage generate`` from the seeds in the prompt
+(it knows the persona and scene prompts by the ``sage_prompt`` metadata of the message), and answers the
+opening (reply) prompt like ``sage-user``.
 """
 
 from __future__ import annotations
@@ -41,9 +42,7 @@ def _int_list(value: Any) -> list[int]:
 
 def _kind(prompt: str) -> str:
     """Which SAGE prompt: its output-format section comes before any dialogue text."""
-    found = {name: prompt.find(marker) for name, marker in
-             (("emotion", "TargetCompletion:"), ("reply", "Response:"), ("persona", "PERSONA-CARD"),
-              ("scene", "SCENE-SCRIPT"))}
+    found = {name: prompt.find(marker) for name, marker in (("emotion", "TargetCompletion:"), ("reply", "Response:"))}
     found = {k: v for k, v in found.items() if v >= 0}
     return min(found, key=found.get) if found else "other"
 
@@ -117,8 +116,10 @@ def _seed(prompt: str, tag: str) -> str:
 
 
 @register_mode("sage-writer")
-def sage_writer(prompt: str, options: dict) -> str:
-    kind = _kind(prompt)
+def sage_writer(prompt: str, options: dict, messages: list | None = None) -> str:
+    # `eq-evals sage generate` marks its persona and scene prompts in the message metadata
+    last = messages[-1] if messages else None
+    kind = ((last.metadata or {}).get("sage_prompt") if last is not None else None) or _kind(prompt)
     zh = bool(CJK.search(prompt[:200]))
     digest = hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:6]
     if kind == "persona":
@@ -137,3 +138,6 @@ def sage_writer(prompt: str, options: dict) -> str:
         return (f"### The event the player may want to confide to the NPC\n**Cause:** {topic}\n**Course:** (scripted)\n"
                 "**Reactions to the NPC:**\n- Fits the hidden theme: emotion rises\n- Misses it: emotion drops")
     return sage_user(prompt, options)
+
+
+sage_writer.wants_messages = True  # type: ignore[attr-defined]

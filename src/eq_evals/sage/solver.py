@@ -43,12 +43,14 @@ def _short(text: str, n: int = 600) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-async def _ask(model: Model, prompt: str, parse: Any, attempts: int) -> tuple[Any, int, str, str | None]:
-    """Call the simulator up to ``attempts`` times until ``parse`` accepts the output.
+async def _ask(model: Model, prompt: str, parse: Any, attempts: int, note: Any = None) -> tuple[Any, int, str, str | None]:
+    """Call the simulator up to ``attempts`` times until ``parse`` accepts the output; a retry appends
+    ``note(problem)`` (a short correction) to the prompt, so it is not the identical request.
     Returns (parsed or None, retries used, last raw output, last parse error)."""
     raw, problem = "", None
     for attempt in range(attempts):
-        output = await model.generate([ChatMessageUser(content=prompt)])
+        content = prompt if attempt == 0 or note is None else f"{prompt}\n\n{note(problem)}"
+        output = await model.generate([ChatMessageUser(content=content)])
         raw = output.completion
         try:
             return parse(raw), attempt, raw, None
@@ -107,6 +109,7 @@ def sentient_dialogue(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         meta = state.metadata
         lang = meta["language"]
+        prompts.require_language(lang, prompts_file)
         user = _user_model(user_role)
         sage = store_as(SageStore)
         sage.simulator = str(user)
@@ -120,13 +123,16 @@ def sentient_dialogue(
                                    "turn": 1}
         state.messages = ([ChatMessageSystem(content=system)] if system else []) + visible
 
+        def retry_note(problem: str | None) -> str:
+            return prompts.retry_note(problem, lang, prompts_file)
+
         def dialogue() -> list:
             return [m for m in state.messages if m.role in ("user", "assistant")]
 
         async def emotion_update(k: int) -> EmotionOutput | None:
             prompt = prompts.emotion_prompt(meta, sage.emotion, prompts.history_json(dialogue(), lang, prompts_file),
                                             prompts_file)
-            parsed, retries, raw, problem = await _ask(user, prompt, parse_emotion_output, attempts)
+            parsed, retries, raw, problem = await _ask(user, prompt, parse_emotion_output, attempts, retry_note)
             sage.parse_retries += retries
             if parsed is None:
                 sage.end_reason = UNPARSEABLE
@@ -149,7 +155,7 @@ def sentient_dialogue(
                     prompt = prompts.reply_prompt(
                         meta, label, prompts.history_json(msgs[:-2], lang, prompts_file),
                         prompts.history_json(msgs[-2:], lang, prompts_file), feeling, prompts_file)
-                    reply, retries, raw, problem = await _ask(user, prompt, parse_reply_output, attempts)
+                    reply, retries, raw, problem = await _ask(user, prompt, parse_reply_output, attempts, retry_note)
                     sage.parse_retries += retries
                     if reply is None:
                         sage.end_reason = UNPARSEABLE
