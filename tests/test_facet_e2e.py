@@ -23,8 +23,11 @@ def run(task: str, model: str, log_dir: str, **task_args):
 
 
 def metric(log, name: str) -> float:
-    [score] = [s for s in log.results.scores if s.name == "facet_objective"]
-    return score.metrics[name].value
+    """A metric of the facet_objective scorer (an unreduced metric such as the crisis signed error sits
+    in a second score row with reducer None)."""
+    rows = [s for s in log.results.scores if s.name == "facet_objective" and name in s.metrics]
+    assert len(rows) == 1, [s.metrics.keys() for s in log.results.scores]
+    return rows[0].metrics[name].value
 
 
 def expected_half_credit(task: str) -> float:

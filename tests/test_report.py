@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,19 @@ from eq_evals.errors import EqEvalsError
 from eq_evals.report import family, run
 
 MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed", "eq_evals/scripted-oracle"]
+FIVE = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"]
+
+
+def objective_ids(per_dimension: int = 2) -> list[str]:
+    """Sample ids covering all five objective dimensions in both languages (a small, fast subset)."""
+    from eq_evals.facet.data import facet_items
+    from eq_evals.resources import resource
+
+    ids: list[str] = []
+    for dim in FIVE:
+        for lang in ("en", "zh"):
+            ids += [str(s.id) for s in facet_items(resource("datasets", "facet"), [dim], lang)][:per_dimension]
+    return ids
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +42,8 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge-first"},
                  task_args={"logs": str(root / "gen")}, log_dir=str(root / "ties"), display="none")
     modes = ["eq_evals/scripted-oracle", "eq_evals/scripted-wrong", "eq_evals/scripted-half"]
-    inspect_eval("eq_evals/facet_objective", model=modes, task_args={"language": "all"}, epochs=1, limit=40,
-                 log_dir=str(root / "objective"), display="none")
+    inspect_eval("eq_evals/facet_objective", model=modes, task_args={"language": "all"}, epochs=1,
+                 sample_id=objective_ids(), log_dir=str(root / "objective"), display="none")
     return {"gen": root / "gen", "judged": root / "judged", "ties": root / "ties", "objective": root / "objective"}
 
 
@@ -72,15 +86,74 @@ def test_all_ties_are_reported_as_uninformative(logs: dict[str, Path], tmp_path:
 def test_objective_logs_and_the_gap(logs: dict[str, Path], tmp_path: Path) -> None:
     result = run([str(logs["objective"])], str(tmp_path), progress=False)
     en = result["objective"]["en"]
+    assert set(FIVE) <= set(en["eq_evals/scripted-oracle"])
     assert en["eq_evals/scripted-oracle"]["objective_average"] == 100.0
     assert en["eq_evals/scripted-wrong"]["objective_average"] == 0.0
     assert result["tables"] == [] and result["gap"] == {}
 
 
-def test_identical_scores_make_the_gap_undefined_not_a_crash(logs: dict[str, Path], tmp_path: Path) -> None:
+def test_partial_objective_average_is_marked_not_averaged(tmp_path: Path) -> None:
+    """Only Crisis Recognition: the Objective Average (mean of all five, spec §3.4) is not given."""
+    inspect_eval("eq_evals/facet_crisis", model="eq_evals/scripted-oracle", epochs=1, limit=4,
+                 log_dir=str(tmp_path / "crisis"), display="none")
+    result = run([str(tmp_path / "crisis")], str(tmp_path / "out"), progress=False)
+    row = result["objective"]["en"]["eq_evals/scripted-oracle"]
+    assert row["crisis_recognition"] == 100.0
+    assert row["objective_average"] is None and row["partial_average"] == 100.0
+    assert row["missing_dimensions"] == FIVE[:4]
+    md = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "partial: 100.0 (missing apparent_emotion, hidden_emotion, emotion_prediction, social_adequacy)" in md
+
+
+def test_overlapping_objective_logs_keep_the_newest_score(tmp_path: Path) -> None:
+    """facet_objective and facet_crisis score the same crisis samples of the same model: one score per (model,
+    language, sample id, epoch), the newest log's. Prose answers are right when normalised, wrong byte-exact."""
+    model = "eq_evals/scripted-prose"
+    ids = objective_ids(1)
+    crisis_ids = [i for i in ids if "crisis" in i]
+    inspect_eval("eq_evals/facet_objective", model=model, task_args={"language": "all"}, epochs=1, sample_id=ids,
+                 log_dir=str(tmp_path / "a_old"), display="none")
+    time.sleep(1.1)  # Inspect log times have one-second resolution
+    inspect_eval("eq_evals/facet_crisis", model=model, epochs=1, sample_id=crisis_ids,
+                 task_args={"language": "all", "normalize_labels": False}, log_dir=str(tmp_path / "b_new"),
+                 display="none")
+    for order in ([tmp_path / "a_old", tmp_path / "b_new"], [tmp_path / "b_new", tmp_path / "a_old"]):
+        result = run([str(p) for p in order], str(tmp_path / "out"), progress=False)
+        for lang in ("en", "zh"):
+            row = result["objective"][lang][model]
+            assert row["crisis_recognition"] == 0.0  # the newer byte-exact run, not a 50% blend of both
+            assert row["apparent_emotion"] == 100.0
+        assert any(f"{len(crisis_ids)} objective scores appeared in more than one log" in n
+                   for n in result["objective_notes"])
+        crisis = result["crisis_confusion"]["en"][model]
+        assert crisis["n"] == 1 and crisis["parsed"] == 0  # byte-exact scoring parses nothing from prose
+
+
+def test_too_small_a_cohort_gives_a_note_not_a_gap(logs: dict[str, Path], tmp_path: Path) -> None:
     # objective logs of oracle/wrong/half, judged logs of echo/malformed/oracle: one shared model only
     result = run([str(logs["objective"]), str(logs["ties"])], str(tmp_path), bootstrap=20, progress=False)
     assert "en" not in result["gap"]
+    assert result["gap"]["_cohort"]["en"] == ["eq_evals/scripted-oracle"]
+    assert "needs a cohort of at least 3 models" in result["gap"]["_notes"]["en"]
+    assert "needs a cohort of at least 3" in (tmp_path / "leaderboard.md").read_text(encoding="utf-8")
+
+
+def test_gap_leaves_out_partial_objective_averages() -> None:
+    from eq_evals.report import gap_rows
+
+    full = {d: 50.0 for d in FIVE}
+    objective = {"en": {"m1": {**full, "objective_average": 40.0}, "m2": {**full, "objective_average": 50.0},
+                        "m3": {**full, "objective_average": 60.0},
+                        "m4": {"crisis_recognition": 90.0, "objective_average": None, "partial_average": 90.0,
+                               "missing_dimensions": FIVE[:4]}}}
+    subjective = {"en": {"m1": 1100.0, "m2": 1000.0, "m3": 900.0, "m4": 1200.0}}
+    gap = gap_rows(subjective, objective)
+    assert gap["_cohort"]["en"] == ["m1", "m2", "m3"] and set(gap["en"]) == {"m1", "m2", "m3"}
+    assert "m4 lacks apparent_emotion, hidden_emotion, emotion_prediction, social_adequacy" in gap["_notes"]["en"]
+    # hand computation: objective 40/50/60 and subjective 1100/1000/900 have population SD 8.165 and 81.65, so
+    # z_obj(m1) = -10/8.165 = -1.2247, z_sub(m1) = +100/81.65 = +1.2247 and ΔZ(m1) = 2.4495
+    assert gap["en"]["m1"]["delta_z"] == pytest.approx(2 * 1.224745, abs=1e-5)
+    assert gap["en"]["m2"]["delta_z"] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_gap_profiles_with_judged_and_objective_logs(tmp_path: Path) -> None:
@@ -88,15 +161,32 @@ def test_gap_profiles_with_judged_and_objective_logs(tmp_path: Path) -> None:
     root = tmp_path / "logs"
     # three scripted modes whose objective scores and interaction replies both differ
     models = ["eq_evals/scripted-prose", "eq_evals/scripted-echo", "eq_evals/scripted-malformed"]
-    inspect_eval("eq_evals/facet_objective", model=models, task_args={"language": "all"}, epochs=1, limit=30,
-                 log_dir=str(root / "obj"), display="none")
+    inspect_eval("eq_evals/facet_objective", model=models, task_args={"language": "all"}, epochs=1,
+                 sample_id=objective_ids(), log_dir=str(root / "obj"), display="none")
     inspect_eval("eq_evals/facet_naturalness", model=models, task_args={"language": "all"}, limit=10,
                  log_dir=str(root / "gen"), display="none")
     inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
                  task_args={"logs": str(root / "gen")}, log_dir=str(root / "judged"), display="none")
     result = run([str(root / "obj"), str(root / "judged")], str(tmp_path / "out"), bootstrap=50, progress=False)
-    assert set(result["gap"]) == {"en", "zh"}, result["gap"]
+    assert {k for k in result["gap"] if not k.startswith("_")} == {"en", "zh"}, result["gap"]
+    assert result["gap"]["_cohort"] == {"en": sorted(models), "zh": sorted(models)}
+    assert "Overall TrueSkill mu" in result["gap"]["_statistic"]["subjective"]
+    # Z_sub comes from FACET's Overall TrueSkill mu whatever --method rates the tables (spec §6.4)
+    by_trueskill = run([str(root / "obj"), str(root / "judged")], str(tmp_path / "ts"), method="trueskill",
+                       progress=False)
+    for method in ("elo",):
+        other = run([str(root / "obj"), str(root / "judged")], str(tmp_path / method), method=method, progress=False)
+        assert other["gap"] == result["gap"] == by_trueskill["gap"]
+    for language in ("en", "zh"):
+        ts_rows = [r for r in by_trueskill["tables"] if r["language"] == language]
+        mu = {r["model"]: r["rating"] for r in ts_rows}
+        for m in models:
+            assert result["gap"][language][m]["subjective_mu"] == pytest.approx(mu[m], abs=1e-3)
+    md = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "Cohort en (3 models)" in md and "whatever --method" in md
     for language, rows in result["gap"].items():
+        if language.startswith("_"):
+            continue
         assert set(rows) == set(models)
         assert abs(sum(r["delta_z"] for r in rows.values())) < 1e-9  # z-scores are centred in both terms
         for r in rows.values():
@@ -134,7 +224,7 @@ def test_cli_ratings_and_agreement(logs: dict[str, Path], tmp_path: Path, capsys
     per_human = report["cohen"]["eq_evals/scripted-judge"]["per_human"]
     assert per_human["human:h1"]["kappa"] == pytest.approx(1.0)
     assert per_human["human:h2"]["kappa"] < 0
-    assert report["fleiss"]["n"] == 12 and report["krippendorff_alpha"]["n"] == len(judge)
+    assert report["fleiss_humans"]["n"] == 12 and report["krippendorff_alpha"]["n"] == len(judge)
     assert cli(["agreement", str(logs["judged"]), "--human", str(human)]) == 0
     human.write_text("sample_id,rater,label\nnope,h1,A\n")
     assert cli(["agreement", str(logs["judged"]), "--human", str(human)]) == 2
@@ -154,6 +244,32 @@ def test_disconnected_comparison_graph_names_the_table() -> None:
              Comparison("m3", "m4", 0.0, 1, "i1", "empathetic_understanding", "en")]
     with pytest.raises(EqEvalsError, match="en/empathetic_understanding: .*(disconnected|components)"):
         build_tables(comps, "bt", 0, 0, progress=False)
+
+
+def test_mean_of_dimension_ratings_beside_overall(tmp_path: Path) -> None:
+    """Overall rates the pooled comparisons; the plain mean of the dimension ratings is reported beside it,
+    labelled as a different statistic (spec §4.7 REC)."""
+    from eq_evals.ratings import Comparison
+    from eq_evals.report import DIMENSION_MEAN_LABEL, build_tables, render_markdown, rows_for_csv
+
+    comps = [Comparison("m1", "m2", 1.0, 3, f"i{i}", "d1", "en") for i in range(4)]
+    comps += [Comparison("m2", "m3", 1.0, 1, f"i{i}", "d1", "en") for i in range(2)]
+    comps += [Comparison("m1", "m3", 0.0, 2, f"i{i}", "d2", "en") for i in range(3)]
+    comps += [Comparison("m2", "m3", 0.5, 0, "i9", "d2", "en"), Comparison("m1", "m2", 1.0, 1, "i8", "d2", "en")]
+    tables = build_tables(comps, "trueskill", 0, 0, progress=False)
+    by_dim = {t.dimension: {r.model: r.score for r in t.ratings} for t in tables}
+    overall = next(t for t in tables if t.dimension == "overall")
+    for m in ("m1", "m2", "m3"):
+        mean, n = overall.dimension_means[m]
+        assert n == 2 and mean == pytest.approx((by_dim["d1"][m] + by_dim["d2"][m]) / 2)
+        assert mean != pytest.approx(by_dim["overall"][m])  # a different statistic
+    rows = rows_for_csv(tables)
+    assert all(r["mean_of_dimension_ratings"] is None for r in rows if r["dimension"] != "overall")
+    assert {r["model"]: r["mean_of_dimension_ratings"] for r in rows if r["dimension"] == "overall"} == {
+        m: round(overall.dimension_means[m][0], 3) for m in ("m1", "m2", "m3")}
+    md = render_markdown("trueskill", tables, {}, {}, {}, None)
+    assert "mean of dimension ratings †" in md and "a different statistic from Overall" in md
+    assert "different statistic" in DIMENSION_MEAN_LABEL
 
 
 def test_two_models_are_rated(logs: dict[str, Path], tmp_path: Path) -> None:

@@ -1,33 +1,59 @@
-"""``eq-evals agreement``: judge-human agreement for judge selection studies (FACET §4.4, App. C.5).
+"""``eq-evals agreement``: judge-human agreement for judge selection studies (FACET §4.4, App. C.5; spec §5.2).
 
-Human labels come as a CSV with the columns ``sample_id, rater, label``: ``sample_id`` is a matchup id of a
-judgment log (``dimension|item|eN|model_a|model_b``), ``label`` is ``A`` (model_a better), ``B`` (model_b
-better) or ``DRAW``, or the name of the better model. Each judge of the judgment logs becomes a rater with the
-label of its aggregated two-order verdict. Reported: Cohen's kappa of every judge against every human rater
-(and their mean), Fleiss' kappa over all raters on the matchups every rater labelled, and Krippendorff's alpha
-(nominal) over everything, missing labels allowed.
+Human labels come as a CSV with the columns ``sample_id, rater, label`` and optionally ``dimension``:
+``sample_id`` is a matchup id of a judgment log (``dimension|item|eN|model_a|model_b``), ``label`` is ``A``
+(model_a better), ``B`` (model_b better) or ``DRAW``, or the name of the better model; ``dimension``, when
+given, must be the matchup's dimension (a check against mislabelled rows).
+
+Per spec §5.2 each human annotation is one **instance** (human label, judge label), per judge; the judge's label
+is its aggregated two-order verdict, and a position-conflicted verdict is ``DRAW``, a category of its own, so
+judge inconsistency counts as disagreement. Reported per judge: Cohen's kappa over {A, B, DRAW} per dimension
+and a Total kappa on all instances pooled (not the mean of the dimensions), kappa over the non-conflicted
+instances only with the conflict rate, percent agreement, and the stability statistics over the per-dimension
+kappas (mean, population SD, CV, min; the paper picks the judge with the lowest CV and a high minimum).
+Also: Fleiss' kappa among the human raters (the expert-expert ceiling) on the matchups every human labelled,
+Cohen's kappa of each judge against each human rater, and Krippendorff's alpha (nominal) over all raters.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from inspect_ai.log import read_eval_log
 
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import expand_log_paths
-from eq_evals.ratings import cohen_kappa, fleiss_kappa, krippendorff_alpha
+from eq_evals.ratings import cohen_kappa, fleiss_kappa, krippendorff_alpha, percent_agreement, stability
 
 LABELS = ("A", "B", "DRAW")
 
 
-def judge_labels(paths: list[str]) -> tuple[dict[str, dict[str, str]], dict[str, tuple[str, str]]]:
-    """rater (judge) -> sample_id -> label, and sample_id -> (model_a, model_b)."""
-    labels: dict[str, dict[str, str]] = defaultdict(dict)
-    pairs: dict[str, tuple[str, str]] = {}
+@dataclass(frozen=True)
+class Instance:
+    """One human annotation paired with one judge's verdict on the same matchup (spec §5.2 step 2)."""
+
+    dimension: str
+    human: str
+    judge: str
+    conflicted: bool  # the judge's two orders disagreed (its label is then DRAW)
+
+
+@dataclass
+class JudgeLogs:
+    labels: dict[str, dict[str, str]]           # judge -> sample id -> A | B | DRAW
+    conflicted: dict[str, dict[str, bool]]      # judge -> sample id -> position-conflicted
+    pairs: dict[str, tuple[str, str]]           # sample id -> (model_a, model_b)
+    dimensions: dict[str, str]                  # sample id -> dimension
+
+
+def read_judgments(paths: list[str]) -> JudgeLogs:
+    out = JudgeLogs(defaultdict(dict), defaultdict(dict), {}, {})
     for path in expand_log_paths(paths):
         log = read_eval_log(path)
         found = False
@@ -36,18 +62,27 @@ def judge_labels(paths: list[str]) -> tuple[dict[str, dict[str, str]], dict[str,
             if score is None or not score.metadata:
                 continue
             found = True
-            md = score.metadata
-            pairs[str(s.id)] = (md["model_a"], md["model_b"])
+            md, sid = score.metadata, str(s.id)
+            out.pairs[sid] = (md["model_a"], md["model_b"])
+            out.dimensions[sid] = str(md.get("dimension") or sid.split("|")[0])
             for j in md.get("judgments", []):
                 if j.get("result"):
                     outcome = j["result"]["outcome"]
-                    labels[j["judge"]][str(s.id)] = "A" if outcome == 1 else "B" if outcome == 0 else "DRAW"
+                    out.labels[j["judge"]][sid] = "A" if outcome == 1 else "B" if outcome == 0 else "DRAW"
+                    out.conflicted[j["judge"]][sid] = bool(j["result"].get("conflicted"))
         if not found:
             raise EqEvalsError(f"{path} ({log.eval.task}) is not a judgment log (no pairwise_judge scores)")
-    return labels, pairs
+    return out
 
 
-def human_labels(csv_path: str, pairs: dict[str, tuple[str, str]]) -> dict[str, dict[str, str]]:
+def judge_labels(paths: list[str]) -> tuple[dict[str, dict[str, str]], dict[str, tuple[str, str]]]:
+    """rater (judge) -> sample_id -> label, and sample_id -> (model_a, model_b)."""
+    logs = read_judgments(paths)
+    return logs.labels, logs.pairs
+
+
+def human_labels(csv_path: str, pairs: dict[str, tuple[str, str]],
+                 dimensions: dict[str, str] | None = None) -> dict[str, dict[str, str]]:
     path = Path(csv_path)
     if not path.is_file():
         raise EqEvalsError(f"--human {csv_path}: no such file")
@@ -56,56 +91,152 @@ def human_labels(csv_path: str, pairs: dict[str, tuple[str, str]]) -> dict[str, 
         reader = csv.DictReader(handle)
         missing = {"sample_id", "rater", "label"} - set(reader.fieldnames or [])
         if missing:
-            raise EqEvalsError(f"{csv_path}: missing column(s) {sorted(missing)}; expected sample_id, rater, label")
+            raise EqEvalsError(f"{csv_path}: missing column(s) {sorted(missing)}; expected sample_id, rater, label "
+                               "(and optionally dimension)")
         for row_number, row in enumerate(reader, start=2):
-            sid, label = row["sample_id"].strip(), row["label"].strip()
+            sid, label = (row["sample_id"] or "").strip(), (row["label"] or "").strip()
             if sid not in pairs:
                 raise EqEvalsError(f"{csv_path}, row {row_number}: sample_id {sid!r} is not a matchup of the judgment logs")
+            dimension = (row.get("dimension") or "").strip()
+            if dimension and dimensions is not None and dimension != dimensions.get(sid):
+                raise EqEvalsError(f"{csv_path}, row {row_number}: dimension {dimension!r} does not match the "
+                                   f"matchup's dimension {dimensions.get(sid)!r} (sample_id {sid!r})")
             a, b = pairs[sid]
             label = {a: "A", b: "B"}.get(label, label.upper())
             if label not in LABELS:
                 raise EqEvalsError(f"{csv_path}, row {row_number}: label {row['label']!r} is not A, B, DRAW, "
                                    f"{a} or {b}")
-            labels[f"human:{row['rater'].strip()}"][sid] = label
+            rater = f"human:{(row['rater'] or '').strip()}"
+            if sid in labels[rater] and labels[rater][sid] != label:
+                raise EqEvalsError(f"{csv_path}, row {row_number}: rater {row['rater']!r} labels {sid!r} twice, "
+                                   "differently")
+            labels[rater][sid] = label
     if not labels:
         raise EqEvalsError(f"{csv_path}: no labels")
     return labels
 
 
+def _num(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
+
+
+def kappa_block(instances: list[Instance]) -> dict[str, Any]:
+    """Cohen's kappa (human vs judge over {A, B, DRAW}), percent agreement, the conflict rate and kappa over the
+    non-conflicted instances. Kappa is None where undefined (both raters used one and the same label)."""
+    if not instances:
+        return {"n": 0, "kappa": None, "percent_agreement": None, "conflict_rate": None,
+                "kappa_non_conflicted": None, "n_non_conflicted": 0}
+    h, j = [i.human for i in instances], [i.judge for i in instances]
+    clean = [i for i in instances if not i.conflicted]
+    return {
+        "n": len(instances),
+        "kappa": _num(cohen_kappa(h, j, LABELS)),
+        "percent_agreement": percent_agreement(h, j),
+        "conflict_rate": (len(instances) - len(clean)) / len(instances),
+        "kappa_non_conflicted": _num(cohen_kappa([i.human for i in clean], [i.judge for i in clean], LABELS))
+        if clean else None,
+        "n_non_conflicted": len(clean),
+    }
+
+
+def judge_agreement(instances: list[Instance]) -> dict[str, Any]:
+    """Per-dimension blocks, the Total block on all instances pooled, and stability over the dimension kappas."""
+    by_dim: dict[str, list[Instance]] = defaultdict(list)
+    for i in instances:
+        by_dim[i.dimension].append(i)
+    per_dimension = {d: kappa_block(v) for d, v in sorted(by_dim.items())}
+    kappas = [v["kappa"] for v in per_dimension.values() if v["kappa"] is not None]
+    undefined = sorted(d for d, v in per_dimension.items() if v["kappa"] is None)
+    stab = {k: _num(v) for k, v in stability(kappas).items()} if kappas else None
+    return {"per_dimension": per_dimension, "total": kappa_block(instances), "stability": stab,
+            "stability_note": (f"kappa undefined (one label only) in {', '.join(undefined)}: left out of the "
+                               "stability statistics") if undefined else ""}
+
+
+def human_fleiss(humans: dict[str, dict[str, str]], dimensions: dict[str, str]) -> dict[str, Any] | None:
+    """Fleiss' kappa among the human raters on the matchups all of them labelled (expert-expert ceiling),
+    pooled and per dimension. None with fewer than two human raters or two shared matchups."""
+    if len(humans) < 2:
+        return None
+    shared = sorted(set.intersection(*(set(v) for v in humans.values())))
+    if len(shared) < 2:
+        return None
+
+    def fk(sids: list[str]) -> float | None:
+        return _num(fleiss_kappa([[humans[r][s] for r in sorted(humans)] for s in sids])) if sids else None
+
+    by_dim: dict[str, list[str]] = defaultdict(list)
+    for s in shared:
+        by_dim[dimensions.get(s, "")].append(s)
+    return {"raters": len(humans), "n": len(shared), "kappa": fk(shared),
+            "per_dimension": {d: {"kappa": fk(v), "n": len(v)} for d, v in sorted(by_dim.items())}}
+
+
 def agreement(judgments: list[str], human_csv: str) -> dict:
-    judges, pairs = judge_labels(judgments)
-    humans = human_labels(human_csv, pairs)
-    report: dict = {"cohen": {}, "raters": sorted(judges) + sorted(humans)}
-    for judge, jl in sorted(judges.items()):
+    logs = read_judgments(judgments)
+    humans = human_labels(human_csv, logs.pairs, logs.dimensions)
+    report: dict = {"labels": list(LABELS), "raters": sorted(logs.labels) + sorted(humans), "judges": {},
+                    "cohen": {}}
+    for judge, jl in sorted(logs.labels.items()):
+        instances = [Instance(logs.dimensions[sid], label, jl[sid], logs.conflicted[judge].get(sid, False))
+                     for _, hl in sorted(humans.items()) for sid, label in sorted(hl.items()) if sid in jl]
+        unjudged = sum(1 for hl in humans.values() for sid in hl if sid not in jl)
+        report["judges"][judge] = {**judge_agreement(instances), "unjudged_annotations": unjudged}
         per_human = {}
         for human, hl in sorted(humans.items()):
             shared = sorted(set(jl) & set(hl))
             if len(shared) >= 2:
-                per_human[human] = {"kappa": cohen_kappa([jl[s] for s in shared], [hl[s] for s in shared], LABELS),
+                per_human[human] = {"kappa": _num(cohen_kappa([jl[s] for s in shared], [hl[s] for s in shared], LABELS)),
                                     "n": len(shared)}
-        values = [v["kappa"] for v in per_human.values()]
+        values = [v["kappa"] for v in per_human.values() if v["kappa"] is not None]
         report["cohen"][judge] = {"per_human": per_human, "mean": sum(values) / len(values) if values else None}
-    raters = {**judges, **humans}
+    report["fleiss_humans"] = human_fleiss(humans, logs.dimensions)
+    raters = {**logs.labels, **humans}
     items = sorted(set().union(*(set(v) for v in raters.values())))
-    complete = [s for s in items if all(s in v for v in raters.values())]
-    report["fleiss"] = ({"kappa": fleiss_kappa([[raters[r][s] for r in raters] for s in complete]), "n": len(complete)}
-                        if len(complete) >= 2 and len(raters) >= 2 else None)
-    report["krippendorff_alpha"] = {"alpha": krippendorff_alpha([[raters[r].get(s) for r in raters] for s in items]),
+    report["krippendorff_alpha"] = {"alpha": _num(krippendorff_alpha([[raters[r].get(s) for r in raters] for s in items])),
                                     "n": len(items)}
     return report
 
 
+def _f(x: float | None, digits: int = 3) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
 def render(report: dict) -> str:
-    lines = ["| judge | human rater | Cohen's kappa | matchups |", "|---|---|---|---|"]
+    lines = ["# Judge-human agreement (spec §5.2)", "",
+             "Instances = (human annotation, judge verdict) pairs; Cohen's kappa over {A, B, DRAW}, where a judge's "
+             "DRAW is a position-conflicted verdict. Total = all instances pooled (not the mean of the dimensions).",
+             ""]
+    for judge, d in report["judges"].items():
+        lines += [f"## {judge}", "",
+                  "| dimension | instances | kappa | % agreement | conflict rate | kappa (non-conflicted) | non-conflicted |",
+                  "|---|---|---|---|---|---|---|"]
+        for dim, b in [*d["per_dimension"].items(), ("**Total**", d["total"])]:
+            lines.append(f"| {dim} | {b['n']} | {_f(b['kappa'])} | {_f(b['percent_agreement'])} | "
+                         f"{_f(b['conflict_rate'])} | {_f(b['kappa_non_conflicted'])} | {b['n_non_conflicted']} |")
+        s = d["stability"]
+        if s:
+            lines.append(f"\nStability over the {len(d['per_dimension'])} per-dimension kappas: mean {_f(s['mean'])}, "
+                         f"population SD {_f(s['sd'])}, CV {_f(s['cv'])}, min {_f(s['min'])}.")
+        if d["stability_note"]:
+            lines.append(f"Note: {d['stability_note']}.")
+        if d["unjudged_annotations"]:
+            lines.append(f"Note: {d['unjudged_annotations']} human annotations have no verdict of this judge.")
+        lines.append("")
+    f = report["fleiss_humans"]
+    if f:
+        lines.append(f"Fleiss' kappa among the {f['raters']} human raters (ceiling): {_f(f['kappa'])} on {f['n']} "
+                     "matchups labelled by all of them; per dimension: "
+                     + ", ".join(f"{dim} {_f(v['kappa'])} (n={v['n']})" for dim, v in f["per_dimension"].items()))
+    else:
+        lines.append("Fleiss' kappa among humans: needs two or more human raters sharing two or more matchups.")
+    lines += ["", "| judge | human rater | Cohen's kappa | matchups |", "|---|---|---|---|"]
     for judge, d in report["cohen"].items():
         for human, v in d["per_human"].items():
-            lines.append(f"| {judge} | {human} | {v['kappa']:.3f} | {v['n']} |")
+            lines.append(f"| {judge} | {human} | {_f(v['kappa'])} | {v['n']} |")
         if d["mean"] is not None:
-            lines.append(f"| {judge} | (mean) | {d['mean']:.3f} | |")
-    if report["fleiss"]:
-        lines.append(f"\nFleiss' kappa, all {len(report['raters'])} raters: {report['fleiss']['kappa']:.3f} "
-                     f"on {report['fleiss']['n']} matchups")
-    lines.append(f"Krippendorff's alpha (nominal): {report['krippendorff_alpha']['alpha']:.3f} "
+            lines.append(f"| {judge} | (mean) | {_f(d['mean'])} | |")
+    lines.append(f"\nKrippendorff's alpha (nominal, all raters): {_f(report['krippendorff_alpha']['alpha'])} "
                  f"on {report['krippendorff_alpha']['n']} matchups")
     return "\n".join(lines)
 
@@ -114,5 +245,5 @@ def main(judgments: list[str], human_csv: str, out: str | None) -> int:
     report = agreement(judgments, human_csv)
     print(render(report))
     if out:
-        Path(out).write_text(json.dumps(report, indent=2), encoding="utf-8")
+        Path(out).write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     return 0

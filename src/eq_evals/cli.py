@@ -90,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     p_rate.set_defaults(func=cmd_ratings)
     p_agree = sub.add_parser("agreement", help="Cohen's/Fleiss' kappa and Krippendorff's alpha between judges and human labels")
     p_agree.add_argument("judgments", nargs="+", help="judgment logs (eq_evals/facet_pairwise)")
-    p_agree.add_argument("--human", required=True, help="CSV with columns sample_id, rater, label (A, B, DRAW or a model name)")
+    p_agree.add_argument("--human", required=True,
+                         help="CSV with columns sample_id, rater, label (A, B, DRAW or a model name) and an optional "
+                              "dimension column checked against the matchup")
     p_agree.add_argument("--out", help="also write the report as JSON")
     p_agree.set_defaults(func=cmd_agreement)
     args = parser.parse_args(argv)

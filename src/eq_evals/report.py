@@ -2,8 +2,11 @@
 
 Judgment logs (``pairwise_judge`` scores) become comparisons, one per judge and matchup, and are rated per
 language and dimension, plus an Overall rating per language from all dimensions' comparisons pooled (FACET's
-"Subjective Average", spec §4.7). Objective logs (FACET perception/cognition tasks) add per-model accuracy,
-the Objective Average and the subjective-objective gap ΔZ with FACET's three profiles (spec §6.4). SAGE logs
+"Subjective Average", spec §4.7), shown beside the plain mean of the dimension ratings (a different statistic).
+Objective logs (FACET perception/cognition tasks; de-duplicated per model, language, sample and epoch) add
+per-model accuracy, the Objective Average of the five dimensions (spec §3.4), the Crisis Recognition confusion
+matrix (spec §2.2) and the subjective-objective gap ΔZ with FACET's three profiles (spec §6.4; always on the
+Overall TrueSkill μ, whatever the method). SAGE logs
 add the Sentient leaderboard. Judge diagnostics (parse rate, position flips, longer-answer wins, a judge
 rating its own model family) accompany every judged leaderboard.
 
@@ -43,6 +46,14 @@ from eq_evals.ratings import (
 
 OBJECTIVE_TASKS = {"facet_apparent", "facet_hidden", "facet_prediction", "facet_social", "facet_crisis",
                    "facet_objective"}
+# FACET's five objective dimensions: the Objective Average is the unweighted mean of their accuracies (spec §3.4).
+OBJECTIVE_DIMENSIONS = ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy",
+                        "crisis_recognition")
+# ΔZ's subjective term is FACET's Overall whatever --method rates the tables with (spec §6.4, §4.7).
+SUBJECTIVE_STATISTIC = ("Overall TrueSkill mu (FACET's Subjective Average: TrueSkill as FACET rates, on all "
+                        "dimensions' comparisons of the language pooled; spec §4.7, §6.4)")
+OBJECTIVE_META = {"objective_average", "partial_average", "missing_dimensions"}
+MIN_COHORT = 3  # z-scores over fewer models are meaningless (spec §6.4 caveat)
 METHODS: dict[str, str] = {
     "bt": "Bradley-Terry (margin pseudo-wins, Elo scale, item bootstrap 95% CI)",
     "trueskill": "TrueSkill as FACET rates (mu, +-2 sigma)",
@@ -74,7 +85,12 @@ class JudgeStats:
 class Collected:
     comparisons: list[Comparison] = field(default_factory=list)
     judges: dict[str, JudgeStats] = field(default_factory=lambda: defaultdict(JudgeStats))
-    objective: dict[tuple[str, str, str], list[float]] = field(default_factory=lambda: defaultdict(list))
+    # (model, language, dimension) -> (sample id, epoch) -> (log completion time, log order, score value, score
+    # metadata). Objective logs of facet_objective and single-dimension tasks may overlap: the newest log's score
+    # is kept (latest completion; Inspect times have 1 s resolution, so a tie goes to the log read later).
+    objective: dict[tuple[str, str, str], dict[tuple[str, int], tuple[str, int, float, dict]]] = field(
+        default_factory=lambda: defaultdict(dict))
+    objective_duplicates: int = 0
     sage_logs: list[str] = field(default_factory=list)
     judged_models: set[str] = field(default_factory=set)
 
@@ -94,7 +110,7 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
     files = expand_log_paths(list(paths))
     out = Collected()
     unknown = []
-    for path in tqdm(files, desc="reading logs", unit="log", disable=not progress):
+    for index, path in enumerate(tqdm(files, desc="reading logs", unit="log", disable=not progress)):
         header = _read(path, header_only=True)
         task = _task_name(header)
         if task == "sage":
@@ -104,11 +120,17 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
         if task in OBJECTIVE_TASKS:
             for s in log.samples or []:
                 score = (s.scores or {}).get("facet_objective")
-                if score is None or not isinstance(score.value, (int, float)) or math.isnan(float(score.value)):
+                if score is None:
                     continue
                 md = s.metadata or {}
-                out.objective[(log.eval.model, md.get("language", "en"), md.get("dimension", task))].append(
-                    float(score.value))
+                value = float(score.value) if isinstance(score.value, (int, float)) else float("nan")
+                entries = out.objective[(log.eval.model, md.get("language", "en"), md.get("dimension", task))]
+                key, new = (str(s.id), int(s.epoch)), (log.stats.completed_at or log.eval.created or "", index, value, score.metadata or {})
+                if key in entries:
+                    out.objective_duplicates += 1
+                    if new[:2] < entries[key][:2]:
+                        continue  # an older log than the one already read
+                entries[key] = new
             continue
         if not any("pairwise_judge" in (s.scores or {}) for s in log.samples or []):
             unknown.append(f"{path} ({log.eval.task})")
@@ -178,6 +200,9 @@ class Table:
     ratings: list[Rating]
     n_comparisons: int
     note: str = ""
+    # Overall tables only: model -> (plain mean of its per-dimension ratings, number of dimensions). A different
+    # statistic from the Overall rating, which rates all dimensions' comparisons pooled (spec §4.7 REC).
+    dimension_means: dict[str, tuple[float, int]] = field(default_factory=dict)
 
 
 def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, seed: int,
@@ -202,40 +227,97 @@ def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, see
         if all(c.outcome == 0.5 for c in comps):
             note = "every comparison is a draw: the ratings carry no ranking information"
         tables.append(Table(language, dimension, ratings, len(comps), note))
+    for t in tables:
+        if t.dimension == "overall":
+            per_dim = [d for d in tables if d.language == t.language and d.dimension != "overall"]
+            for r in t.ratings:
+                scores = [x.score for d in per_dim for x in d.ratings if x.model == r.model]
+                if scores:
+                    t.dimension_means[r.model] = (sum(scores) / len(scores), len(scores))
     return tables
 
 
-def objective_rows(collected: Collected) -> dict[str, dict[str, dict[str, float]]]:
-    """language -> model -> {dimension: accuracy %, "objective_average": mean of the dimensions}."""
-    out: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
-    for (model, language, dimension), values in collected.objective.items():
-        out[language][model][dimension] = 100 * sum(values) / len(values)
+def objective_rows(collected: Collected) -> dict[str, dict[str, dict[str, Any]]]:
+    """language -> model -> {dimension: accuracy %, "objective_average": ..., ...}.
+
+    Accuracy = 100 x the mean score over the dimension's items and epochs (de-duplicated per sample id and
+    epoch). The Objective Average (spec §3.4) is the mean of the five FACET dimension accuracies and is only
+    given when all five are present; otherwise "objective_average" is None, "partial_average" is the mean of
+    the dimensions present and "missing_dimensions" lists the others."""
+    out: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: defaultdict(dict))
+    for (model, language, dimension), entries in collected.objective.items():
+        values = [v[2] for v in entries.values() if not math.isnan(v[2])]
+        if values:
+            out[language][model][dimension] = 100 * sum(values) / len(values)
     for language, models in out.items():
         for model, dims in models.items():
-            dims["objective_average"] = sum(dims.values()) / len(dims)
+            present = [d for d in OBJECTIVE_DIMENSIONS if d in dims]
+            missing = [d for d in OBJECTIVE_DIMENSIONS if d not in dims]
+            dims["objective_average"] = (sum(dims[d] for d in present) / len(present)) if not missing else None
+            if missing:
+                dims["partial_average"] = sum(dims[d] for d in present) / len(present) if present else None
+                dims["missing_dimensions"] = missing
     return out
 
 
-def gap_rows(tables: list[Table], objective: dict) -> dict[str, Any]:
-    """ΔZ = Z(subjective) - Z(objective) per language over the models present in both (spec §6.4)."""
-    out: dict[str, Any] = {}
-    for language, models in objective.items():
-        overall = [t for t in tables if t.language == language and t.dimension == "overall"] or \
-                  [t for t in tables if t.language == language]
-        if not overall:
-            continue
-        subjective = {r.model: r.score for r in overall[0].ratings}
-        shared = sorted(set(subjective) & set(models))
-        if len(shared) < 2:
-            continue
-        try:
-            rows = delta_z({m: models[m]["objective_average"] for m in shared}, {m: subjective[m] for m in shared})
-        except ValueError as ex:  # e.g. every model has the same score: z is undefined
-            out.setdefault("_notes", {})[language] = f"ΔZ undefined: {ex}"
-            continue
-        out[language] = {m: {"z_objective": row.z_obj, "z_subjective": row.z_sub, "delta_z": row.delta_z}
-                         for m, row in rows.items()}
-    languages = [lang for lang in out if lang != "_notes"]
+def crisis_matrices(collected: Collected) -> dict[str, dict[str, Any]]:
+    """language -> model -> Crisis Recognition confusion matrix (gold x predicted level, plus unparsed) and the
+    mean signed error, over every epoch's (de-duplicated) score (spec §2.2 REC)."""
+    from eq_evals.facet.scorer import crisis_confusion
+
+    out: dict[str, dict[str, Any]] = defaultdict(dict)
+    for (model, language, dimension), entries in sorted(collected.objective.items()):
+        if dimension == "crisis_recognition" and entries:
+            out[language][model] = crisis_confusion([v[3] for v in entries.values()])
+    return {lang: dict(models) for lang, models in out.items()}
+
+
+def subjective_overall(comparisons: list[Comparison]) -> dict[str, dict[str, float]]:
+    """language -> model -> FACET's Overall μ: ``trueskill_facet`` on every dimension's comparisons pooled."""
+    by_language: dict[str, list[Comparison]] = defaultdict(list)
+    for c in comparisons:
+        by_language[c.language].append(c)
+    return {lang: {m: r.score for m, r in trueskill_facet(comps).items()} for lang, comps in by_language.items()}
+
+
+def gap_rows(subjective: dict[str, dict[str, float]], objective: dict) -> dict[str, Any]:
+    """ΔZ = Z(subjective) - Z(objective) per language (spec §6.4).
+
+    Subjective = FACET's Overall TrueSkill μ (``subjective_overall``); objective = the Objective Average of all
+    five dimensions. The cohort is the models with both; models with a partial Objective Average are left out
+    with a note; fewer than 3 models in the cohort give a note instead of ΔZ."""
+    out: dict[str, Any] = {"_statistic": {"subjective": SUBJECTIVE_STATISTIC,
+                                          "objective": "Objective Average: mean of the five FACET objective "
+                                                       "dimension accuracies (spec §3.4)"},
+                           "_cohort": {}, "_notes": {}}
+    for language in sorted(set(objective) & set(subjective)):
+        models, sub = objective[language], subjective[language]
+        notes = []
+        partial = sorted(m for m in set(models) & set(sub) if models[m]["objective_average"] is None)
+        if partial:
+            notes.append("left out of ΔZ (partial Objective Average): " + "; ".join(
+                f"{m} lacks {', '.join(models[m]['missing_dimensions'])}" for m in partial))
+        one_sided = sorted((set(models) ^ set(sub)))
+        if one_sided:
+            notes.append("no objective or no subjective scores, left out: " + ", ".join(one_sided))
+        cohort = sorted(m for m in set(models) & set(sub) if models[m]["objective_average"] is not None)
+        out["_cohort"][language] = cohort
+        if len(cohort) < MIN_COHORT:
+            notes.append(f"ΔZ not computed: it needs a cohort of at least {MIN_COHORT} models with both objective "
+                         f"(all five dimensions) and subjective scores, got {len(cohort)}"
+                         + (f" ({', '.join(cohort)})" if cohort else ""))
+        else:
+            try:
+                rows = delta_z({m: models[m]["objective_average"] for m in cohort}, {m: sub[m] for m in cohort})
+            except ValueError as ex:  # e.g. every model has the same score: z is undefined
+                notes.append(f"ΔZ undefined: {ex}")
+            else:
+                out[language] = {m: {"z_objective": row.z_obj, "z_subjective": row.z_sub, "delta_z": row.delta_z,
+                                     "objective_average": models[m]["objective_average"], "subjective_mu": sub[m]}
+                                 for m, row in rows.items()}
+        if notes:
+            out["_notes"][language] = " ".join(n.rstrip(".") + "." for n in notes)
+    languages = [lang for lang in out if not lang.startswith("_")]
     if len(languages) >= 2:  # a profile reads the sign of ΔZ in every language
         for m in set.intersection(*(set(out[lang]) for lang in languages)):
             deltas = [out[lang][m]["delta_z"] for lang in languages]
@@ -248,21 +330,34 @@ def _fmt(x: float | None, digits: int = 1) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
+DIMENSION_MEAN_LABEL = ("mean of dimension ratings (plain mean of the model's per-dimension ratings: a different "
+                        "statistic from Overall, which rates all dimensions' comparisons pooled; spec §4.7)")
+
+
 def render_markdown(method: str, tables: list[Table], judges: dict, objective: dict, gap: dict,
-                    sage: str | None) -> str:
+                    sage: str | None, crisis: dict | None = None, notes: list[str] | None = None) -> str:
     lines = ["# eq-evals leaderboard", ""]
     if tables:
         lines += [f"Method: {METHODS[method]}. Ratings are comparable only within one table (same language, "
                   "dimension, model cohort and judge).", ""]
     for t in tables:
         title = "Overall (all dimensions pooled)" if t.dimension == "overall" else t.dimension
+        overall = t.dimension == "overall"
         lines += [f"## {t.language} / {title}", "", f"{t.n_comparisons} comparisons." + (f" Note: {t.note}." if t.note else ""), "",
-                  "| rank | model | rating | 95% interval | matchups | wins | losses | draws |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "| rank | model | rating | 95% interval | matchups | wins | losses | draws |"
+                  + (" mean of dimension ratings † |" if overall else ""),
+                  "|---|---|---|---|---|---|---|---|" + ("---|" if overall else "")]
         for i, r in enumerate(t.ratings, 1):
             lo, hi = _interval(r)
             interval = f"{_fmt(lo)} to {_fmt(hi)}" if lo is not None else ""
-            lines.append(f"| {i} | {r.model} | {_fmt(r.score)} | {interval} | {r.n} | {r.wins} | {r.losses} | {r.draws} |")
+            extra = ""
+            if overall:
+                mean, n = t.dimension_means.get(r.model, (None, 0))
+                extra = f" {_fmt(mean)} ({n} dim.) |" if mean is not None else " |"
+            lines.append(f"| {i} | {r.model} | {_fmt(r.score)} | {interval} | {r.n} | {r.wins} | {r.losses} | {r.draws} |"
+                         + extra)
+        if overall:
+            lines += ["", f"† {DIMENSION_MEAN_LABEL[0].upper() + DIMENSION_MEAN_LABEL[1:]}."]
         lines.append("")
     if judges:
         lines += ["## Judge diagnostics", "", "| judge | calls | parse rate | matchups | position-flip rate | "
@@ -273,26 +368,57 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
                          f"{'YES: ' + ', '.join(d['self_family']) if d['self_family'] else 'no'} |")
         lines.append("")
     if objective:
-        lines += ["## Objective accuracy (%)", ""]
+        lines += ["## Objective accuracy (%)", "",
+                  "Objective Average = mean of the five FACET objective dimension accuracies (spec §3.4), given only "
+                  "when all five are present; otherwise the mean of the dimensions present is shown as partial.", ""]
         for language, models in sorted(objective.items()):
-            dims = sorted({d for v in models.values() for d in v if d != "objective_average"})
+            dims = [d for d in OBJECTIVE_DIMENSIONS if any(d in v for v in models.values())]
+            dims += sorted({d for v in models.values() for d in v if d not in OBJECTIVE_META and d not in dims})
             lines += [f"### {language}", "", "| model | " + " | ".join(dims) + " | objective average |",
                       "|---|" + "---|" * (len(dims) + 1)]
-            for model, v in sorted(models.items(), key=lambda kv: -kv[1]["objective_average"]):
-                lines.append(f"| {model} | " + " | ".join(_fmt(v.get(d)) for d in dims)
-                             + f" | {_fmt(v['objective_average'])} |")
+            for model, v in sorted(models.items(), key=lambda kv: (kv[1]["objective_average"] is None,
+                                                                   -(kv[1]["objective_average"] or 0), kv[0])):
+                if v["objective_average"] is not None:
+                    average = _fmt(v["objective_average"])
+                else:
+                    average = (f"partial: {_fmt(v.get('partial_average'))} (missing "
+                               f"{', '.join(v['missing_dimensions'])})")
+                lines.append(f"| {model} | " + " | ".join(_fmt(v.get(d)) for d in dims) + f" | {average} |")
             lines.append("")
+    if crisis:
+        lines += ["## Crisis Recognition confusion matrix (spec §2.2)", "",
+                  "Rows: gold level; columns: predicted level, or unparsed; every epoch counted. Mean signed error ="
+                  " mean(predicted - gold) over parsed answers (> 0: over-estimated risk).", ""]
+        for language, models in sorted(crisis.items()):
+            for model, c in models.items():
+                lines += [f"### {language} / {model}", "",
+                          f"{c['n']} answers, {c['parsed']} parsed; mean signed error "
+                          f"{_fmt(c['mean_signed_error'], 3) or 'n/a'}.", "",
+                          "| gold \\ predicted | 1 | 2 | 3 | 4 | 5 | unparsed |", "|---|---|---|---|---|---|---|"]
+                for g, row in c["matrix"].items():
+                    lines.append(f"| {g[1:]} | " + " | ".join(str(n) for n in row.values()) + " |")
+                lines.append("")
     if gap:
+        stat = gap.get("_statistic", {})
         lines += ["## Subjective-objective gap (ΔZ = Z_sub - Z_obj; FACET §3, spec §6.4)", "",
-                  "| language | model | Z objective | Z subjective | ΔZ | profile |", "|---|---|---|---|---|---|"]
+                  f"Z_sub uses the {stat.get('subjective', '')}, whatever --method the tables above use. "
+                  f"Z_obj uses the {stat.get('objective', '')}. Population SD over the cohort; ΔZ is relative "
+                  "to the cohort and changes with it.", ""]
+        for language, cohort in sorted(gap.get("_cohort", {}).items()):
+            lines.append(f"- Cohort {language} ({len(cohort)} models): {', '.join(cohort) or 'none'}")
+        lines += ["", "| language | model | objective average | overall mu | Z objective | Z subjective | ΔZ | profile |",
+                  "|---|---|---|---|---|---|---|---|"]
         for language, models in sorted(gap.items()):
-            if language == "_notes":
+            if language.startswith("_"):
                 continue
             for model, v in sorted(models.items(), key=lambda kv: -kv[1]["delta_z"]):
-                lines.append(f"| {language} | {model} | {_fmt(v['z_objective'], 3)} | {_fmt(v['z_subjective'], 3)} | "
+                lines.append(f"| {language} | {model} | {_fmt(v['objective_average'])} | {_fmt(v['subjective_mu'])} | "
+                             f"{_fmt(v['z_objective'], 3)} | {_fmt(v['z_subjective'], 3)} | "
                              f"{_fmt(v['delta_z'], 3)} | {v.get('profile', '')} |")
-        lines += [f"\nNote ({language}): {note}" for language, note in gap.get("_notes", {}).items()]
+        lines += [f"\nNote ({language}): {note}" for language, note in sorted(gap.get("_notes", {}).items())]
         lines.append("")
+    if notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
     if sage:
         lines += ["## SAGE", "", sage, ""]
     return "\n".join(lines)
@@ -303,10 +429,14 @@ def rows_for_csv(tables: list[Table]) -> list[dict[str, Any]]:
     for t in tables:
         for rank, r in enumerate(t.ratings, 1):
             lo, hi = _interval(r)
+            mean = t.dimension_means.get(r.model)
             rows.append({"language": t.language, "dimension": t.dimension, "rank": rank, "model": r.model,
                          "rating": round(r.score, 3), "lower": None if lo is None else round(lo, 3),
                          "upper": None if hi is None else round(hi, 3), "sigma": r.sigma, "matchups": r.n,
-                         "wins": r.wins, "losses": r.losses, "draws": r.draws})
+                         "wins": r.wins, "losses": r.losses, "draws": r.draws,
+                         # Overall rows only; see DIMENSION_MEAN_LABEL (not the Overall statistic)
+                         "mean_of_dimension_ratings": None if mean is None else round(mean[0], 3),
+                         "n_dimensions": None if mean is None else mean[1]})
     return rows
 
 
@@ -353,18 +483,24 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
         d["self_family"] = sorted(m for m in collected.judged_models if family(m) == family(judge))
         judges[judge] = d
     objective = {lang: dict(models) for lang, models in objective_rows(collected).items()}
-    gap = gap_rows(tables, objective) if tables and objective else {}
+    crisis = crisis_matrices(collected)
+    gap = gap_rows(subjective_overall(collected.comparisons), objective) if collected.comparisons and objective else {}
+    notes = []
+    if collected.objective_duplicates:
+        notes.append(f"{collected.objective_duplicates} objective scores appeared in more than one log (same model, "
+                     "language, sample id and epoch, e.g. facet_objective and a single-dimension task): the newest "
+                     "log's score was kept.")
     sage_md, sage_rows = None, None
     if collected.sage_logs:
         from eq_evals.sage import leaderboard as sage_lb
 
         rows = sage_lb.collect(collected.sage_logs)
         sage_md, sage_rows = sage_lb.render(rows), json.loads(sage_lb.to_json(rows))
-    if not (tables or objective or sage_rows):
+    if not (tables or objective or sage_rows or crisis):
         raise EqEvalsError("nothing to rate: the logs hold no judged comparisons, objective scores or SAGE samples")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "leaderboard.md").write_text(render_markdown(method, tables, judges, objective, gap, sage_md), encoding="utf-8")
+    (out / "leaderboard.md").write_text(render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes), encoding="utf-8")
     rows = rows_for_csv(tables)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["language", "dimension", "model"])
@@ -372,8 +508,10 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     writer.writerows(rows)
     (out / "leaderboard.csv").write_text(buffer.getvalue(), encoding="utf-8")
     result = {"method": method, "description": METHODS[method], "bootstrap_rounds": bootstrap if method == "bt" else 0,
-              "tables": rows, "judges": judges, "objective": objective, "gap": gap, "sage": sage_rows,
-              "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note}}
+              "tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL,
+              "judges": judges, "objective": objective, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
+              "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
+              "objective_notes": notes}
     (out / "leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     if tables:
         plot(tables, out / "leaderboard.png", method)
