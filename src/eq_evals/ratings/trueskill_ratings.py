@@ -65,14 +65,20 @@ def _replay(
     env: trueskill.TrueSkill,
     plan,
 ) -> dict[str, trueskill.Rating]:
+    """Apply the comparisons from scratch; ``plan(c)`` gives the update steps of one comparison, each
+    (first, second, repeats, drawn): ``repeats`` 1-v-1 updates with ``first`` as the winner (or a draw)."""
     ratings = {m: env.create_rating() for m in names}
     for c in ordered:
-        first, second, repeats, drawn = plan(c)
-        r1, r2 = ratings[first], ratings[second]
-        for _ in range(repeats):
-            r1, r2 = trueskill.rate_1vs1(r1, r2, drawn=drawn, env=env)
-        ratings[first], ratings[second] = r1, r2
+        for first, second, repeats, drawn in plan(c):
+            r1, r2 = ratings[first], ratings[second]
+            for _ in range(repeats):
+                r1, r2 = trueskill.rate_1vs1(r1, r2, drawn=drawn, env=env)
+            ratings[first], ratings[second] = r1, r2
     return ratings
+
+
+def _facet_plan(c: Comparison) -> list[tuple[str, str, int, bool]]:
+    return [facet_updates(c)]
 
 
 def _order(comps: list[Comparison], order: str) -> list[Comparison]:
@@ -131,8 +137,8 @@ def trueskill_facet(
     """
     comps, names = check_comparisons(comparisons, models, what="trueskill_facet")
     env = env or facet_env()
-    final = _replay(_order(comps, order), names, env, facet_updates)
-    perm = _permutation_stats(comps, names, env, facet_updates, order_permutations, seed) if order_permutations else None
+    final = _replay(_order(comps, order), names, env, _facet_plan)
+    perm = _permutation_stats(comps, names, env, _facet_plan, order_permutations, seed) if order_permutations else None
     return _build(names, comps, final, perm)
 
 
@@ -205,17 +211,6 @@ def _eqbench3_plan(bin_size: int, max_possible_diff: float):
     return plan_list
 
 
-def _replay_eqbench3(ordered, names, env, plan_list) -> dict[str, trueskill.Rating]:
-    ratings = {m: env.create_rating() for m in names}
-    for c in ordered:
-        for first, second, repeats, drawn in plan_list(c):
-            r1, r2 = ratings[first], ratings[second]
-            for _ in range(repeats):
-                r1, r2 = trueskill.rate_1vs1(r1, r2, drawn=drawn, env=env)
-            ratings[first], ratings[second] = r1, r2
-    return ratings
-
-
 def trueskill_eqbench3(
     comparisons: Iterable[Comparison],
     *,
@@ -243,25 +238,13 @@ def trueskill_eqbench3(
     env = eqbench3_env()
     ordered = _order(comps, order)
     plan = _eqbench3_plan(bin_size, max_possible_diff)
-    final = _replay_eqbench3(ordered, names, env, plan)
+    final = _replay(ordered, names, env, plan)
     if rank_window is not None:
         rank = {m: i for i, m in enumerate(ranking({m: r.mu for m, r in final.items()}))}
         ordered = [c for c in ordered if abs(rank[c.model_a] - rank[c.model_b]) <= rank_window]
-        final = _replay_eqbench3(ordered, names, env, plan)
-    ci_final = _replay_eqbench3(ordered, names, env, _eqbench3_plan(ci_bin_size, max_possible_diff))
-    perm = None
-    if order_permutations:
-        if order_permutations < 2:
-            raise ValueError("order_permutations must be >= 2 to give an SD")
-        rng = random.Random(seed)
-        mus = {m: [] for m in names}
-        for _ in range(order_permutations):
-            shuffled = list(ordered)
-            rng.shuffle(shuffled)
-            res = _replay_eqbench3(shuffled, names, env, plan)
-            for m in names:
-                mus[m].append(res[m].mu)
-        perm = {m: (float(np.mean(v)), float(np.std(v, ddof=1))) for m, v in mus.items()}
+        final = _replay(ordered, names, env, plan)
+    ci_final = _replay(ordered, names, env, _eqbench3_plan(ci_bin_size, max_possible_diff))
+    perm = _permutation_stats(ordered, names, env, plan, order_permutations, seed) if order_permutations else None
     a, b = 1.0, 0.0
     if anchors:
         present = [(m, v) for m, v in anchors.items() if m in final]
