@@ -78,7 +78,8 @@ def schema_problems(items: list[dict], language: str) -> list[str]:
         if it["subset"] not in ("regular", "adversarial"):
             out.append(f"{where}: subset {it['subset']!r}")
         for key in ("dialogue_history", "speakers"):
-            if not isinstance(it[key], list) or not it[key] or not all(isinstance(t, str) and t.strip() for t in it[key]):
+            value = it[key]
+            if not isinstance(value, list) or not value or not all(isinstance(t, str) and t.strip() for t in value):
                 out.append(f"{where}: {key} must be a non-empty list of non-empty strings")
         if it["emotion_type"] not in EMOTIONS:
             out.append(f"{where}: emotion_type {it['emotion_type']!r} is not an ESConv emotion")
@@ -310,18 +311,23 @@ def _mutations(items: dict[str, list[dict]]):
     yield "speaker count", "turns but", mutate(lambda b: b["zh"][en0]["speakers"].pop())
     yield "odd adversarial", "even number", mutate(lambda b: (b["en"][adv]["dialogue_history"].pop(0),
                                                b["en"][adv]["speakers"].pop(0)))
-    yield "adversarial without profile", "without an escalation profile", mutate(lambda b: b["en"][adv].update(escalation_profile=None))
-    yield "regular with profile", "regular item with escalation_profile", mutate(lambda b: b["en"][en0].update(escalation_profile="mid-spike"))
-    yield "English in zh", "no Chinese characters", mutate(lambda b: b["zh"][en0].update(reference_response=b["en"][en0]["reference_response"]))
-    yield "Chinese in en", "Chinese characters in", mutate(lambda b: b["en"][en0]["dialogue_history"].__setitem__(0, "你好"))
+    yield "adversarial without profile", "without an escalation profile", mutate(
+        lambda b: b["en"][adv].update(escalation_profile=None))
+    yield "regular with profile", "regular item with escalation_profile", mutate(
+        lambda b: b["en"][en0].update(escalation_profile="mid-spike"))
+    yield "English in zh", "no Chinese characters", mutate(
+        lambda b: b["zh"][en0].update(reference_response=b["en"][en0]["reference_response"]))
+    yield "Chinese in en", "Chinese characters in", mutate(
+        lambda b: b["en"][en0]["dialogue_history"].__setitem__(0, "你好"))
     yield "reference repeats history", "repeats a turn", mutate(lambda b: b["en"][en0].update(
         reference_response=b["en"][en0]["dialogue_history"][-1]))
     yield "near duplicate", "Jaccard", mutate(lambda b: b["en"][1].update(
         dialogue_history=[t + "!" for t in b["en"][0]["dialogue_history"]], speakers=list(b["en"][0]["speakers"]),
         subset=b["en"][0]["subset"], escalation_profile=b["en"][0]["escalation_profile"]))
-    yield "pair label differs", "differs between en and zh", mutate(lambda b: b["zh"][en0].update(problem_type="sleep problems"))
-    yield "problem type uncovered", "no regular item with problem_type", mutate(lambda b: [it.update(problem_type="job crisis") for it in b["en"]
-                                                      if it["problem_type"] == "procrastination"])
+    yield "pair label differs", "differs between en and zh", mutate(
+        lambda b: b["zh"][en0].update(problem_type="sleep problems"))
+    yield "problem type uncovered", "no regular item with problem_type", mutate(
+        lambda b: [it.update(problem_type="job crisis") for it in b["en"] if it["problem_type"] == "procrastination"])
     yield "too few items", "expected at least", mutate(lambda b: b.update(en=b["en"][:40]))
 
 
