@@ -26,6 +26,7 @@ from eq_evals.ratings.causal_pace import (
     normalize,
     resolve_weights,
     score_models,
+    battles_from_records,
 )
 
 # spec §4.9.2: (P, A, C, E) -> (n_Y0, n_Y1), exact expected counts of a known SCM (N = 1600)
@@ -352,3 +353,27 @@ def test_score_models_bootstrap() -> None:
     assert grouped["en"]["m"].eq == pytest.approx(7.681682, abs=1e-6) and grouped["zh"]["m"].group == "zh"
     with pytest.raises(ValueError, match="outside"):
         score_models([DimRecord("m", "a", 0, {"P": 12})])
+
+
+def test_zero_count_rows_are_no_rows() -> None:
+    rows = count_rows() + [dict(P=2, A=0, C=0, E=0, Y=0, count=0)]
+    assert estimate_weights(rows).raw == pytest.approx(estimate_weights(count_rows()).raw, abs=1e-15)
+
+
+def test_battles_from_pointwise_records_feed_thurstone() -> None:
+    from eq_evals.ratings import thurstone_mosteller
+
+    recs = [DimRecord("good", f"s{i}", 0, {"P": 8, "A": 7, "C": 8, "E": 8}) for i in range(6)]
+    recs += [DimRecord("poor", f"s{i}", 0, {d: 9 if i == 0 else 4 for d in DIMENSIONS}, lang="zh") for i in range(6)]
+    recs += [DimRecord("same", f"s{i}", 0, {"P": 8, "A": 7, "C": 8, "E": 8}) for i in range(3)]
+    battles = battles_from_records(recs)
+    by_pair = {}
+    for c in battles:
+        by_pair.setdefault((c.model_a, c.model_b), []).append(c.outcome)
+    assert by_pair[("good", "poor")] == [0.0] + [1.0] * 5  # on s0 poor scores 9 everywhere and wins
+    assert by_pair[("good", "same")] == [0.5] * 3  # equal composites draw
+    assert all(c.margin == (0 if c.outcome == 0.5 else 1) and c.dimension == "eq" for c in battles)
+    assert len(battles_from_records(recs, tie_margin=10.0)) == len(battles)
+    assert {c.outcome for c in battles_from_records(recs, tie_margin=10.0)} == {0.5}
+    ratings = thurstone_mosteller(battles)
+    assert ratings["good"].score > ratings["same"].score > ratings["poor"].score
