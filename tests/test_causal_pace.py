@@ -377,3 +377,45 @@ def test_battles_from_pointwise_records_feed_thurstone() -> None:
     assert {c.outcome for c in battles_from_records(recs, tie_margin=10.0)} == {0.5}
     ratings = thurstone_mosteller(battles)
     assert ratings["good"].score > ratings["same"].score > ratings["poor"].score
+
+
+def brute_force_do(rows: list[dict], x: str, adjust: tuple[str, ...]) -> dict:
+    """Theorem 3.1 written out with plain loops over the observed strata, as an independent reference."""
+    total = sum(r["count"] for r in rows)
+    strata = {tuple(r[a] for a in adjust) for r in rows}
+    out = {}
+    for xv in sorted({r[x] for r in rows}):
+        out[xv] = {}
+        for yv in sorted({r["Y"] for r in rows}):
+            s = 0.0
+            for z in strata:
+                in_z = [r for r in rows if tuple(r[a] for a in adjust) == z]
+                n_z = sum(r["count"] for r in in_z)
+                n_xz = sum(r["count"] for r in in_z if r[x] == xv)
+                n_xzy = sum(r["count"] for r in in_z if r[x] == xv and r["Y"] == yv)
+                s += n_xzy / n_xz * n_z / total
+            out[xv][yv] = s
+    return out
+
+
+def test_vectorised_estimator_matches_loops_and_mutual_information() -> None:
+    rng = np.random.default_rng(5)
+    raw = simulate(6_000, seed=5)
+    # graded 0-10 scores, discretised into tertiles: three states per dimension, 27 strata for E
+    graded = compress([{**r, **{d: int(rng.integers(0, 4) if r[d] == 0 else rng.integers(3, 11)) for d in DIMENSIONS}}
+                       for r in raw])
+    w = estimate_weights(graded, discretize="tertiles")
+    tert = discretizer("tertiles")
+    binned = [{**r, **{d: tert(r[d]) for d in DIMENSIONS}} for r in graded]
+    for d in DIMENSIONS:
+        reference = brute_force_do(binned, d, PARENTS[d])
+        for xv, dist in reference.items():
+            for yv, p in dist.items():
+                assert w.do_distributions[d][xv][yv] == pytest.approx(p, abs=1e-12)
+        # W(X) = I(X; Y) with X uniform: H(Y_ref) - mean_x H(Y | do(x))
+        do = np.array([[reference[xv][yv] for yv in sorted(reference[xv])] for xv in sorted(reference)])
+        ref = do.mean(axis=0)
+        entropy = lambda p: -float(np.sum(p[p > 0] * np.log(p[p > 0])))  # noqa: E731
+        mi = entropy(ref) - float(np.mean([entropy(row) for row in do]))
+        assert w.raw[d] == pytest.approx(mi, abs=1e-12)
+        assert 0 <= w.raw[d] <= min(math.log(do.shape[0]), math.log(do.shape[1]))
