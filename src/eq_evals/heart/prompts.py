@@ -167,9 +167,8 @@ def parse_judgment(reply: str, rubric: str = "heart", file: str = JUDGE_FILE) ->
     return {"verdicts": verdicts, "reasoning": reasoning if isinstance(reasoning, str) else json.dumps(reasoning)}
 
 
-SOFT_SCORES = {1: 0.55, 2: 0.65, 3: 0.75, 4: 0.85, 5: 0.95}
-
-
 def soft_score(strength: int | None) -> float:
     """The release's soft outcome for the winner (spec §6.2): strength 1..5 -> 0.55..0.95; unparsed -> 0.5."""
-    return SOFT_SCORES.get(strength or 0, 0.5)
+    from eq_evals.ratings.bradley_terry import HEART_SOFT
+
+    return HEART_SOFT.get(strength or 0, 0.5)
