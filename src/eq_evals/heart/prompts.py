@@ -161,7 +161,7 @@ def parse_judgment(reply: str, rubric: str = "heart", file: str = JUDGE_FILE) ->
     verdicts: dict[str, tuple[int, int] | None] = {}
     for key, letter in criteria(rubric, file).items():
         value = data.get(key)
-        m = pattern.match(value) if isinstance(value, str) else None
+        m = pattern.match(unicodedata.normalize("NFKC", value)) if isinstance(value, str) else None
         verdicts[letter] = (ids.index(m.group(1)), min(max(1, len(m.group(2))), 5)) if m else None
     reasoning = data.get("chain_of_thought_reasoning", "")
     return {"verdicts": verdicts, "reasoning": reasoning if isinstance(reasoning, str) else json.dumps(reasoning)}
