@@ -1,0 +1,135 @@
+"""HEART end to end through Inspect: scripted supporters, the reference, a scripted judge ensemble, round-robin by
+logs, `eq-evals ratings` writing the HEART leaderboard, and the failure paths (garbled judge, empty reply,
+same-family judge, re-judging an existing log)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai import score as inspect_score
+from inspect_ai.log import read_eval_log
+
+import eq_evals._registry  # noqa: F401
+from eq_evals.cli import main as cli_main
+
+FIXTURE = str(Path(__file__).parent / "fixtures" / "heart_histories.jsonl")
+PANEL = ["eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild", "eq_evals/scripted-heart-judge"]
+SYSTEMS = ["heart-warm", "heart-plain", "heart-terse"]
+
+
+def run(model: str, log_dir: Path, grader=PANEL, **task_args):
+    [log] = inspect_eval("eq_evals/heart", model=f"eq_evals/scripted-{model}", model_roles={"grader": grader},
+                         task_args={"source": FIXTURE, **task_args}, log_dir=str(log_dir), display="none")
+    assert log.status == "success", log.error
+    return log
+
+
+@pytest.fixture(scope="module")
+def round_robin(tmp_path_factory: pytest.TempPathFactory) -> list:
+    """Each new system is judged against the reference and the logs of the systems before it."""
+    log_dir = tmp_path_factory.mktemp("heart_logs")
+    logs = []
+    for system in SYSTEMS:
+        opponents = ",".join(["reference"] + [log.location for log in logs])
+        logs.append(run(system, log_dir, opponents=opponents, order="both"))
+    return logs
+
+
+def test_generation_cleaning_and_records(round_robin) -> None:
+    warm = round_robin[0]
+    assert warm.eval.config is not None
+    sample = next(s for s in warm.samples if s.id == "fixture-reg-001-en")
+    assert sample.output.completion.startswith("I'm really sorry, it sounds like \"Not great. I lost my job\"")
+    score = sample.scores["heart_pairwise"]
+    records = score.metadata["comparisons"]
+    # two eligible judges (heart-judge shares the supporters' family) x two orders x six criteria
+    assert {r["judge"] for r in records} == {"eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild"}
+    assert len(records) == 2 * 2 * 6 and {r["order"] for r in records} == {"ab", "ba"}
+    assert all(r["system_a"] == "eq_evals/scripted-heart-warm" and r["system_b"] == "reference" for r in records)
+    assert score.value["overall"] == 1.0 and score.value["E"] == 1.0
+    # the judge never saw a system name; both orders were shown
+    full = read_eval_log(warm.location, resolve_attachments=True)
+    events = [e for e in next(s for s in full.samples if s.id == "fixture-reg-001-en").events if e.event == "model"]
+    judge_prompts = [e.input[-1].text for e in events if "RESPONDENT" in e.input[-1].text]
+    assert len(judge_prompts) == 4 and not any("scripted" in p for p in judge_prompts)
+    # the adversarial history has no reference: unscored with the reason when the reference is the only opponent
+    adv = next(s for s in warm.samples if s.id == "fixture-adv-001-en").scores["heart_pairwise"]
+    assert adv.value != adv.value or adv.metadata["skipped"]  # NaN (unscored)
+
+
+def test_new_system_is_judged_against_existing_logs_only(round_robin) -> None:
+    terse = round_robin[2]
+    pairs = {(r["system_a"], r["system_b"]) for s in terse.samples
+             for r in (s.scores["heart_pairwise"].metadata or {}).get("comparisons", [])}
+    assert pairs == {("eq_evals/scripted-heart-terse", o) for o in
+                     ("reference", "eq_evals/scripted-heart-warm", "eq_evals/scripted-heart-plain")}
+    first = {(r["system_a"], r["system_b"]) for s in round_robin[0].samples
+             for r in (s.scores["heart_pairwise"].metadata or {}).get("comparisons", [])}
+    assert first == {("eq_evals/scripted-heart-warm", "reference")}  # old logs are not re-judged
+
+
+def test_ratings_write_the_heart_leaderboard(round_robin, tmp_path: Path) -> None:
+    out = tmp_path / "ratings"
+    logs = [log.location for log in round_robin]
+    assert cli_main(["ratings", *logs, "--out", str(out), "--bootstrap", "200", "--quiet"]) == 0
+    for ext in ("md", "csv", "json", "png"):
+        assert (out / f"heart_leaderboard.{ext}").stat().st_size > 0
+    result = json.loads((out / "heart_leaderboard.json").read_text())
+    order = [r["model"] for r in result["rows"]]
+    assert order[0] == "eq_evals/scripted-heart-warm" and order[-1] == "eq_evals/scripted-heart-terse"
+    assert set(order) == {"reference"} | {f"eq_evals/scripted-{s}" for s in SYSTEMS}
+    assert sum(r["elo"] for r in result["rows"]) / 4 == pytest.approx(1500.0)
+    warm = result["rows"][0]
+    assert warm["overall_win_rate"] == 100.0 and warm["H"] < 50  # H prefers the shorter reply
+    assert warm["elo_ci_asymptotic"][0] < warm["elo"] < warm["elo_ci_asymptotic"][1]
+    assert set(result["judges"]) == {"eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild"}
+    assert result["agreement"]["pairwise"]["eq_evals/scripted-hjudge ~ eq_evals/scripted-hjudge-mild"]["agreement"] == 1.0
+    md = (out / "leaderboard.md").read_text()
+    assert "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating |" in md
+
+
+def test_garbled_judge_is_retried_then_unscored_never_a_loss(tmp_path: Path) -> None:
+    log = run("heart-warm", tmp_path, grader=["eq_evals/scripted-hjudge-garbled"], subset="regular", attempts=2)
+    for s in log.samples:
+        score = s.scores["heart_pairwise"]
+        assert score.value != score.value  # unscored (NaN), not 0
+        assert score.metadata["comparisons"] and all(r["error"] == "parse" and r["winner"] is None
+                                                     for r in score.metadata["comparisons"])
+        [replies] = score.metadata["judge_raw"].values()
+        assert len(replies) == 2
+    late = run("heart-warm", tmp_path / "late", grader=["eq_evals/scripted-hjudge-late"], subset="regular")
+    assert all(s.scores["heart_pairwise"].value["overall"] == 1.0 for s in late.samples)
+
+
+def test_empty_reply_is_an_automatic_loss_without_a_judge_call(tmp_path: Path) -> None:
+    log = run("heart-silent", tmp_path, subset="regular")
+    for s in log.samples:
+        score = s.scores["heart_pairwise"]
+        assert score.value["overall"] == 0.0 and score.metadata["empty_response"]
+        assert {r["error"] for r in score.metadata["comparisons"]} == {"empty_response"}
+        assert all(r["strength"] == 5 and r["winner"] == "b" for r in score.metadata["comparisons"])
+        full = read_eval_log(log.location, resolve_attachments=True)
+        events = [e for smp in full.samples for e in smp.events if e.event == "model"]
+        assert all("RESPONDENT" not in e.input[-1].text for e in events)
+
+
+def test_only_same_family_judges_are_used_and_flagged(tmp_path: Path) -> None:
+    log = run("heart-warm", tmp_path, grader=["eq_evals/scripted-heart-judge"], subset="regular")
+    records = [r for s in log.samples for r in s.scores["heart_pairwise"].metadata["comparisons"]]
+    assert records and all(r["self_judged"] for r in records)
+
+
+def test_release_rubric_and_rejudging_an_existing_log(round_robin, tmp_path: Path) -> None:
+    from eq_evals.heart.scorer import heart_pairwise
+
+    plain = round_robin[1]
+    rescored = inspect_score(plain, [heart_pairwise(opponents="reference", rubric="release", order="fixed")],
+                             model_roles={"grader": "eq_evals/scripted-hjudge"}, action="overwrite", display="none")
+    sample = next(s for s in rescored.samples if s.id == "fixture-reg-001-en")
+    records = sample.scores["heart_pairwise"].metadata["comparisons"]
+    assert {r["rubric"] for r in records} == {"release"} and {r["order"] for r in records} == {"ab"}
+    assert {r["system_a"] for r in records} == {"eq_evals/scripted-heart-plain"}
+    assert records[0]["prompt_sha1"] and len(records) == 6
