@@ -133,3 +133,26 @@ def test_release_rubric_and_rejudging_an_existing_log(round_robin, tmp_path: Pat
     assert {r["rubric"] for r in records} == {"release"} and {r["order"] for r in records} == {"ab"}
     assert {r["system_a"] for r in records} == {"eq_evals/scripted-heart-plain"}
     assert records[0]["prompt_sha1"] and len(records) == 6
+
+
+def test_judge_human_agreement_on_heart_logs(round_robin, tmp_path: Path) -> None:
+    from eq_evals.agreement_cli import HEART_MAJORITY, agreement
+
+    terse = round_robin[2].location
+    warm, terse_id = "eq_evals/scripted-heart-warm", "eq_evals/scripted-heart-terse"
+    rows = ["sample_id,rater,label"]
+    for sid in ("fixture-reg-001-en", "fixture-reg-002-en", "fixture-adv-001-en"):
+        key = f"overall|{sid}|{warm}|{terse_id}" if warm < terse_id else f"overall|{sid}|{terse_id}|{warm}"
+        rows += [f"{key},r1,{warm}", f"{key},r2,{warm}"]
+    rows.append(f"overall|fixture-reg-001-en|eq_evals/scripted-heart-terse|reference,r1,reference")
+    csv_path = tmp_path / "human.csv"
+    csv_path.write_text("\n".join(rows) + "\n")
+    report = agreement([terse], str(csv_path))
+    assert HEART_MAJORITY in report["judges"]
+    majority = report["judges"][HEART_MAJORITY]
+    # humans prefer warm over terse (3 pairs) like the judges; on terse vs reference the judges prefer reference too
+    assert majority["total"]["percent_agreement"] == 1.0 and majority["total"]["n"] == 7
+    bad = tmp_path / "bad.csv"
+    bad.write_text("sample_id,rater,label\noverall|nope|x|y,r1,A\n")
+    with pytest.raises(Exception, match="row 2: sample_id 'overall|nope|x|y' is not a matchup"):
+        agreement([terse], str(bad))
