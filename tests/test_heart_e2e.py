@@ -156,3 +156,30 @@ def test_judge_human_agreement_on_heart_logs(round_robin, tmp_path: Path) -> Non
     bad.write_text("sample_id,rater,label\noverall|nope|x|y,r1,A\n")
     with pytest.raises(Exception, match="row 2: sample_id 'overall|nope|x|y' is not a matchup"):
         agreement([terse], str(bad))
+
+
+def test_strategy_classifier_and_distribution(round_robin, tmp_path: Path) -> None:
+    from eq_evals.heart.strategies import sentences
+
+    assert sentences("I hear you. What happened? 我明白。你还好吗？") == ["I hear you.", "What happened?", "我明白。", "你还好吗？"]
+    logs = ",".join(log.location for log in round_robin[:2] + round_robin[2:])
+    [log] = inspect_eval("eq_evals/heart_strategies", model="eq_evals/scripted-hstrategy",
+                         task_args={"logs": logs}, log_dir=str(tmp_path / "s"), display="none")
+    assert log.status == "success", log.error
+    assert len(log.samples) == 3 * 3
+    warm = next(s for s in log.samples if s.id == "eq_evals/scripted-heart-warm|fixture-reg-001-en")
+    md = warm.scores["heart_strategy_usage"].metadata
+    assert len(md["sentences"]) == 4  # the quoted seeker words end with a full stop
+    # "Not great." alone is small talk for the scripted classifier
+    assert md["strategies"] == ["Chit Chat", "Clarification", "Emotional Validation", "Reflective Statements"]
+    out = tmp_path / "ratings"
+    assert cli_main(["ratings", log.location, *[r.location for r in round_robin], "--out", str(out),
+                     "--bootstrap", "50", "--quiet"]) == 0
+    result = json.loads((out / "heart_strategies.json").read_text())
+    terse = result["systems"]["eq_evals/scripted-heart-terse"]
+    assert terse["usage"]["Suggest Options"] == 100.0 and terse["usage"]["Clarification"] == 0.0
+    assert result["systems"]["eq_evals/scripted-heart-warm"]["usage"]["Clarification"] == 100.0
+    assert terse["range"] == 100.0 and terse["sd"] > 0
+    garbled = inspect_eval("eq_evals/heart_strategies", model="eq_evals/scripted-hjudge-garbled",
+                           task_args={"logs": round_robin[0].location}, log_dir=str(tmp_path / "g"), display="none")[0]
+    assert all(s.scores["heart_strategy_usage"].metadata["sentences"][0]["parsed"] is False for s in garbled.samples)

@@ -117,7 +117,7 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
         if task == "sage":
             out.sage_logs.append(path)
             continue
-        if task == "heart":  # rated by eq_evals.heart.leaderboard (HEART's own BT mode, spec §6)
+        if task in ("heart", "heart_strategies"):  # rated by eq_evals.heart.leaderboard (HEART's BT mode, spec §6)
             out.heart_logs.append(path)
             continue
         log = _read(path)

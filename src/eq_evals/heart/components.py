@@ -9,9 +9,13 @@ from eq_evals.heart import prompts
 from eq_evals.heart import scripted as _scripted  # noqa: F401  (registers the heart-* / hjudge* modes)
 from eq_evals.heart.data import heart_samples
 from eq_evals.heart.scorer import heart_pairwise, heart_reply
+from eq_evals.heart.strategies import heart_replies, heart_strategy_labels, heart_strategy_usage
 
 register("solver", "heart_reply")(heart_reply)
 register("scorer", "heart_pairwise")(heart_pairwise)
+register("dataset", "heart_replies")(heart_replies)
+register("solver", "heart_strategy_labels")(heart_strategy_labels)
+register("scorer", "heart_strategy_usage")(heart_strategy_usage)
 
 
 @register("dataset", "heart_histories")

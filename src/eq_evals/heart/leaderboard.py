@@ -287,21 +287,40 @@ def plot(result: dict[str, Any], path: Path) -> None:
 
 
 def write(paths: list[str], out: Path, bootstrap: int = 1000, seed: int = 0) -> tuple[str, dict[str, Any]]:
-    """Write heart_leaderboard.{md,csv,json,png} into ``out``; returns (Markdown, result)."""
-    result = build(paths, bootstrap, seed)
-    md = render(result)
+    """heart logs -> heart_leaderboard.{md,csv,json,png}; heart_strategies logs -> heart_strategies.{md,json}.
+    Returns (Markdown, result)."""
+    from eq_evals.heart.strategies import distribution, render_distribution
+
+    tasks = {p: read_eval_log(p, header_only=True).eval.task.split("/")[-1] for p in paths}
+    judged = [p for p, t in tasks.items() if t == "heart"]
+    classified = [p for p, t in tasks.items() if t == "heart_strategies"]
     out.mkdir(parents=True, exist_ok=True)
-    (out / "heart_leaderboard.md").write_text("# HEART leaderboard\n\n" + md, encoding="utf-8")
-    buffer = io.StringIO()
-    fields = ["model", *LETTERS, "overall_win_rate", "elo", "elo_lower_asymptotic", "elo_upper_asymptotic",
-              "elo_lower_bootstrap", "elo_upper_bootstrap", "comparisons", "sweep_rate"]
-    writer = csv.DictWriter(buffer, fieldnames=fields)
-    writer.writeheader()
-    for r in result["rows"]:
-        writer.writerow({**{k: r[k] for k in fields if k in r}, "elo_lower_asymptotic": r["elo_ci_asymptotic"][0],
-                         "elo_upper_asymptotic": r["elo_ci_asymptotic"][1], "elo_lower_bootstrap": r["elo_ci_bootstrap"][0],
-                         "elo_upper_bootstrap": r["elo_ci_bootstrap"][1]})
-    (out / "heart_leaderboard.csv").write_text(buffer.getvalue(), encoding="utf-8")
-    (out / "heart_leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
-    plot(result, out / "heart_leaderboard.png")
+    md, result = "", {}
+    if judged:
+        result = build(judged, bootstrap, seed)
+        md = render(result)
+        (out / "heart_leaderboard.md").write_text("# HEART leaderboard\n\n" + md, encoding="utf-8")
+        buffer = io.StringIO()
+        fields = ["model", *LETTERS, "overall_win_rate", "elo", "elo_lower_asymptotic", "elo_upper_asymptotic",
+                  "elo_lower_bootstrap", "elo_upper_bootstrap", "comparisons", "sweep_rate"]
+        writer = csv.DictWriter(buffer, fieldnames=fields)
+        writer.writeheader()
+        for r in result["rows"]:
+            writer.writerow({**{k: r[k] for k in fields if k in r},
+                             "elo_lower_asymptotic": r["elo_ci_asymptotic"][0],
+                             "elo_upper_asymptotic": r["elo_ci_asymptotic"][1],
+                             "elo_lower_bootstrap": r["elo_ci_bootstrap"][0],
+                             "elo_upper_bootstrap": r["elo_ci_bootstrap"][1]})
+        (out / "heart_leaderboard.csv").write_text(buffer.getvalue(), encoding="utf-8")
+        (out / "heart_leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+        plot(result, out / "heart_leaderboard.png")
+    if classified:
+        strategies = distribution(classified)
+        table = render_distribution(strategies)
+        (out / "heart_strategies.md").write_text("# HEART support strategies (usage %, §4.8)\n\n" + table,
+                                                 encoding="utf-8")
+        (out / "heart_strategies.json").write_text(json.dumps(strategies, indent=2, ensure_ascii=False),
+                                                   encoding="utf-8")
+        md += "\n### Support strategies (usage % per system, §4.8)\n\n" + table
+        result = {**result, "strategies": strategies}
     return md, result

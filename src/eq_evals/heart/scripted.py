@@ -123,3 +123,20 @@ def _late(prompt: str, options: dict, messages: list) -> str:
 
 _late.wants_messages = True  # type: ignore[attr-defined]
 register_mode("hjudge-late")(_late)
+
+
+STRATEGY_CUES = {"Clarification": ("?",), "Emotional Validation": ("makes sense", "understandable", "sorry"),
+                 "Reflective Statements": ("sounds like", "it sounds"), "Offer Hope": ("get better", "will improve"),
+                 "Suggest Options": ("you could", "maybe try", "stay positive")}
+
+
+@register_mode("hstrategy")
+def hstrategy(prompt: str, options: dict) -> str:
+    """A strategy classifier: probability 0.9 for the strategies whose cue words the sentence contains, else
+    Chit Chat."""
+    m = re.search(r"^Sentence: (.*)$", prompt, re.MULTILINE)
+    sentence = (m.group(1) if m else "").lower()
+    probs = {name: 0.9 if any(c in sentence for c in cues) else 0.05 for name, cues in STRATEGY_CUES.items()}
+    if not any(p > 0.5 for p in probs.values()):
+        probs["Chit Chat"] = 0.9
+    return json.dumps({"probs": probs, "labels_above_threshold": [k for k, v in probs.items() if v >= 0.8]})
