@@ -183,3 +183,21 @@ def test_strategy_classifier_and_distribution(round_robin, tmp_path: Path) -> No
     garbled = inspect_eval("eq_evals/heart_strategies", model="eq_evals/scripted-hjudge-garbled",
                            task_args={"logs": round_robin[0].location}, log_dir=str(tmp_path / "g"), display="none")[0]
     assert all(s.scores["heart_strategy_usage"].metadata["sentences"][0]["parsed"] is False for s in garbled.samples)
+
+
+def test_configuration_errors_name_the_problem(round_robin, tmp_path: Path) -> None:
+    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-warm", task_args={"source": FIXTURE},
+                         log_dir=str(tmp_path), display="none")
+    assert log.status == "error" and "needs a judge ensemble: --model-role grader=" in log.error.message
+    warm = round_robin[0].location
+    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-plain", model_roles={"grader": PANEL},
+                         task_args={"source": FIXTURE, "opponents": warm, "prompt_style": "paper"},
+                         log_dir=str(tmp_path), display="none")
+    assert log.status == "error" and "-T prompt_style='release', this run uses 'paper'" in log.error.message
+    strategies = inspect_eval("eq_evals/heart_strategies", model="eq_evals/scripted-hstrategy",
+                              task_args={"logs": warm}, limit=1, log_dir=str(tmp_path / "s"), display="none")[0]
+    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-plain", model_roles={"grader": PANEL},
+                         task_args={"source": FIXTURE, "opponents": strategies.location},
+                         log_dir=str(tmp_path), display="none")
+    assert log.status == "error", "a log of another task is not an opponent"
+    assert f"opponent log {strategies.location} is a log of" in log.error.message and "not of eq_evals/heart" in log.error.message

@@ -21,7 +21,7 @@ import re
 from functools import cache
 from typing import Any
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, model_roles
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, span, store_as
@@ -138,12 +138,14 @@ def _record(md: dict[str, Any], sid: str, system_a: str, system_b: str, judge: s
 def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: str = "random",
                    exclude_same_family: bool = True, attempts: int = 3, seed: int = 1234,
                    exclude_misaligned_reference: bool = False, judge_temperature: float | None = 0.0,
-                   judge_max_tokens: int = 4096, judge_file: str = prompts.JUDGE_FILE) -> Scorer:
+                   judge_max_tokens: int = 4096, judge_file: str = prompts.JUDGE_FILE,
+                   prompt_style: str | None = None, source: str | None = None) -> Scorer:
     """Judge the candidate's reply against each opponent with the ``grader`` ensemble (see module docstring).
 
     Value (candidate's view, mean over opponents of the mean over judges and orders): ``overall``, ``H``..``T``
     (1 = the candidate won the criterion), ``sweep`` (won all five dimensions), ``margin`` (signed overall
-    strength / 5)."""
+    strength / 5). ``prompt_style`` and ``source``, when given (the task passes its own), must match those of
+    every opponent log, so replies are only compared when generated from the same prompt and histories."""
     if order not in ORDERS:
         raise EqEvalsError(f"-T order={order}: expected one of {ORDERS}")
     letters_of = prompts.criteria(rubric, judge_file)
@@ -166,7 +168,12 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
             else:
                 opps.append((reference_id(md), ref))
         for path in paths:
-            model, replies, _ = _opponent_log(path)
+            model, replies, args = _opponent_log(path)
+            for name, mine in (("prompt_style", prompt_style), ("source", source)):
+                theirs = args.get(name, "release" if name == "prompt_style" else "")
+                if mine is not None and (theirs or "") != (mine or ""):
+                    raise EqEvalsError(f"opponent log {path} was generated with -T {name}={theirs!r}, this run uses "
+                                       f"{mine!r}: replies are only compared on the same prompt and histories")
             if model == candidate:
                 continue
             if not replies.get(sid):
@@ -176,6 +183,9 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
         if not opps:
             return Score.unscored(reason="no_opponent", explanation="; ".join(skipped) or "no opponents",
                                   metadata={"candidate": text, "skipped": skipped})
+        if model_roles().get("grader") is None:
+            raise EqEvalsError("HEART judging needs a judge ensemble: --model-role grader=<model>[,<model>...] "
+                               "(or --no-score for replies only)")
         judges = grader_models()
         names = {str(j): j for j in judges}
         config = GenerateConfig(temperature=judge_temperature, max_tokens=judge_max_tokens)
