@@ -201,3 +201,23 @@ def test_configuration_errors_name_the_problem(round_robin, tmp_path: Path) -> N
                          log_dir=str(tmp_path), display="none")
     assert log.status == "error", "a log of another task is not an opponent"
     assert f"opponent log {strategies.location} is a log of" in log.error.message and "not of eq_evals/heart" in log.error.message
+
+
+def test_release_histories_end_to_end(tmp_path: Path) -> None:
+    from conftest import shared_file
+
+    folder = str(shared_file("heart", "dialogues_regular.json").parent)
+    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-warm",
+                         model_roles={"grader": ["eq_evals/scripted-hjudge"]},
+                         task_args={"source": folder, "exclude_misaligned_reference": True},
+                         sample_id=["heart-reg-000", "heart-reg-043", "heart-adv-00"],
+                         log_dir=str(tmp_path), display="none")
+    assert log.status == "success", log.error
+    scores = {s.id: s.scores["heart_pairwise"] for s in log.samples}
+    assert {r["system_b"] for r in scores["heart-reg-000"].metadata["comparisons"]} == {"esconv_original"}
+    assert scores["heart-reg-043"].metadata["skipped"] == ["reference: misaligned (exclude_misaligned_reference)"]
+    assert scores["heart-adv-00"].metadata["skipped"] == ["reference: this history has none (adversarial)"]
+    adv = next(s for s in log.samples if s.id == "heart-adv-00")
+    # the adversarial history is shown with the supporter first and the hostile seeker last (spec §3.3)
+    prompt = adv.messages[1].text
+    assert prompt.splitlines()[-2].startswith("Seeker: ") and prompt.splitlines()[-1] == "Supporter:"

@@ -116,3 +116,27 @@ def test_both_orders_are_combined_and_sweeps_counted() -> None:
     sweep = [dict(base, order="ab", criterion=x, winner="a", strength=1) for x in "HEART"]
     sweep += [dict(base, order="ba", criterion=x, winner="a" if x != "T" else "b", strength=1) for x in "HEART"]
     assert sweep_rates(sweep) == {"new": 50.0, "old": 0.0}
+
+
+def test_judge_agreement_statistics() -> None:
+    from eq_evals.heart.leaderboard import judge_agreement
+
+    def comp(judge: str, outcome: float) -> Comparison:
+        return Comparison("x", "y", outcome, 0 if outcome == 0.5 else 2, "g", dimension="overall", judge=judge)
+
+    # 4 comparisons: j1 and j2 agree on 3, j1 and j3 on 2; j3 did not judge the last one
+    keyed = []
+    for sid, (v1, v2, v3) in enumerate([(1.0, 1.0, 1.0), (0.0, 0.0, 1.0), (1.0, 0.0, 1.0), (0.0, 0.0, None)]):
+        keyed += [(f"s{sid}", comp("j1", v1)), (f"s{sid}", comp("j2", v2))]
+        if v3 is not None:
+            keyed.append((f"s{sid}", comp("j3", v3)))
+    result = judge_agreement(keyed)
+    assert result["pairwise"]["j1 ~ j2"] == {"n": 4, "agreement": 0.75}
+    assert result["pairwise"]["j1 ~ j3"] == {"n": 3, "agreement": pytest.approx(2 / 3)}
+    assert result["k_way"] == {"n": 3, "agreement": pytest.approx(1 / 3)}
+    # Fleiss on the 3 fully judged units: labels (a,a,a), (b,b,a), (a,b,a)
+    from eq_evals.ratings import fleiss_kappa
+
+    assert result["fleiss_kappa"] == pytest.approx(fleiss_kappa([["a", "a", "a"], ["b", "b", "a"], ["a", "b", "a"]]))
+    assert -1 <= result["krippendorff_alpha"] <= 1
+    assert judge_agreement(keyed[:1])["note"].startswith("fewer than two judges")

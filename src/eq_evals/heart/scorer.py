@@ -43,6 +43,7 @@ class HeartReply(StoreModel):
     length: int = 0
     over_limit: bool = False
     empty: bool = False
+    prompt_sha1: str = ""  # of the rendered generation prompt (spec §11 #24: content hashes for regeneration)
 
 
 @solver
@@ -56,6 +57,7 @@ def heart_reply(prompt_style: str = "release", prompts_file: str = prompts.PROMP
         state.messages = [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
         state = await generate(state)
         reply = store_as(HeartReply)
+        reply.prompt_sha1 = prompts.prompt_hash(system, user)
         reply.raw = state.output.completion
         reply.text = prompts.clean_reply(reply.raw, prompts_file)
         reply.length, reply.over_limit = prompts.reply_length(reply.text, state.metadata.get("language", "en"), prompts_file)
