@@ -221,3 +221,18 @@ def test_release_histories_end_to_end(tmp_path: Path) -> None:
     # the adversarial history is shown with the supporter first and the hostile seeker last (spec §3.3)
     prompt = adv.messages[1].text
     assert prompt.splitlines()[-2].startswith("Seeker: ") and prompt.splitlines()[-1] == "Supporter:"
+
+
+def test_named_judge_roles(tmp_path: Path) -> None:
+    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-plain",
+                         model_roles={"judge_one": "eq_evals/scripted-hjudge", "judge_two": "eq_evals/scripted-hjudge-mild"},
+                         task_args={"source": FIXTURE, "subset": "regular", "judge_roles": "judge_one,judge_two"},
+                         log_dir=str(tmp_path), display="none")
+    assert log.status == "success", log.error
+    judges = {r["judge"] for s in log.samples for r in s.scores["heart_pairwise"].metadata["comparisons"]}
+    assert judges == {"eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild"}
+    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-plain",
+                         model_roles={"judge_one": "eq_evals/scripted-hjudge"},
+                         task_args={"source": FIXTURE, "subset": "regular", "judge_roles": "judge_one,judge_x"},
+                         log_dir=str(tmp_path), display="none")
+    assert log.status == "error" and "judge role(s) ['judge_x'] are not bound" in log.error.message

@@ -21,7 +21,7 @@ import re
 from functools import cache
 from typing import Any
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, model_roles
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, model_roles
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, span, store_as
@@ -89,6 +89,21 @@ def eligible_judges(judges: list[str], systems: list[str], exclude_same_family: 
     return (allowed, False) if allowed else (judges, True)
 
 
+def ensemble(judge_roles: str = "") -> list[Model]:
+    """The judge ensemble: the named roles' models, else the ``grader`` role's (a list binds several)."""
+    roles = [r.strip() for r in (judge_roles or "").split(",") if r.strip()]
+    bound = model_roles()
+    if roles:
+        missing = [r for r in roles if r not in bound]
+        if missing:
+            raise EqEvalsError(f"judge role(s) {missing} are not bound: --model-role {missing[0]}=<model>")
+        return [m for r in roles for m in (bound[r] if isinstance(bound[r], list) else [bound[r]])]
+    if bound.get("grader") is None:
+        raise EqEvalsError("HEART judging needs a judge ensemble: --model-role grader=<model>[,<model>...] "
+                           "(or -T judge_roles=...; or --no-score for replies only)")
+    return grader_models()
+
+
 def order_seed(*parts: object) -> random.Random:
     """A seeded RNG from a stable hash (never Python's salted ``hash()``), spec §12.5 step 4."""
     digest = hashlib.sha256("|".join(str(p) for p in parts).encode("utf-8")).hexdigest()
@@ -141,12 +156,13 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
                    exclude_same_family: bool = True, attempts: int = 3, seed: int = 1234,
                    exclude_misaligned_reference: bool = False, judge_temperature: float | None = 0.0,
                    judge_max_tokens: int = 4096, judge_file: str = prompts.JUDGE_FILE,
-                   prompt_style: str | None = None, source: str | None = None) -> Scorer:
+                   prompt_style: str | None = None, source: str | None = None, judge_roles: str = "") -> Scorer:
     """Judge the candidate's reply against each opponent with the ``grader`` ensemble (see module docstring).
 
     Value (candidate's view, mean over opponents of the mean over judges and orders): ``overall``, ``H``..``T``
     (1 = the candidate won the criterion), ``sweep`` (won all five dimensions), ``margin`` (signed overall
-    strength / 5). ``prompt_style`` and ``source``, when given (the task passes its own), must match those of
+    strength / 5). Judges: the models of the ``grader`` role, or those of the named roles in ``judge_roles``
+    (comma-separated, e.g. ``judge_gpt,judge_claude``, each bound with --model-role). ``prompt_style`` and ``source``, when given (the task passes its own), must match those of
     every opponent log, so replies are only compared when generated from the same prompt and histories."""
     if order not in ORDERS:
         raise EqEvalsError(f"-T order={order}: expected one of {ORDERS}")
@@ -185,10 +201,7 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
         if not opps:
             return Score.unscored(reason="no_opponent", explanation="; ".join(skipped) or "no opponents",
                                   metadata={"candidate": text, "skipped": skipped})
-        if model_roles().get("grader") is None:
-            raise EqEvalsError("HEART judging needs a judge ensemble: --model-role grader=<model>[,<model>...] "
-                               "(or --no-score for replies only)")
-        judges = grader_models()
+        judges = ensemble(judge_roles)
         names = {str(j): j for j in judges}
         config = GenerateConfig(temperature=judge_temperature, max_tokens=judge_max_tokens)
         language = md.get("language", "en")
