@@ -89,6 +89,10 @@ def test_ratings_write_the_heart_leaderboard(round_robin, tmp_path: Path) -> Non
     assert result["agreement"]["pairwise"]["eq_evals/scripted-hjudge ~ eq_evals/scripted-hjudge-mild"]["agreement"] == 1.0
     md = (out / "leaderboard.md").read_text()
     assert "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating |" in md
+    # the adversarial fixture item is only judged between systems (it has no reference)
+    assert set(result["by_subset"]) == {"regular", "adversarial"}
+    assert "reference" not in {r["model"] for r in result["by_subset"]["adversarial"]}
+    assert "### adversarial histories only (overall)" in md
 
 
 def test_garbled_judge_is_retried_then_unscored_never_a_loss(tmp_path: Path) -> None:

@@ -216,6 +216,18 @@ def build(paths: list[str], bootstrap: int = 1000, seed: int = 0) -> dict[str, A
                      "elo_by_dimension": {x: ratings[x][model].score for x in LETTERS if model in ratings.get(x, {})}})
         if r.n < 50:
             notes.append(f"{model}: only {r.n} overall comparisons (the paper's systems had thousands)")
+    by_subset = {}
+    subsets = sorted({r.get("subset") or "" for r in data.records})
+    if len(subsets) > 1:  # §4.9: regular vs adversarial histories, rated separately (overall only)
+        for subset in subsets:
+            sub = [c for c in comparisons([r for r in data.records if (r.get("subset") or "") == subset])
+                   if c.dimension == "overall"]
+            if len({c.model_a for c in sub} | {c.model_b for c in sub}) < 2:
+                continue
+            fit = bradley_terry(sub, margin_mode="heart_soft", l2=L2, anchor=1500.0, per_component=True)
+            rates_s = win_rates(sub)
+            by_subset[subset] = [{"model": m, "elo": r.score, "overall_win_rate": rates_s[m]["overall"],
+                                  "comparisons": r.n} for m, r in sorted(fit.items(), key=lambda kv: -kv[1].score)]
     errors = sum(1 for r in data.records if r["error"] == "parse")
     empty = len({(r["sample_id"], r["system_a"]) for r in data.records if r["error"] == "empty_response"})
     if data.duplicates:
@@ -224,7 +236,7 @@ def build(paths: list[str], bootstrap: int = 1000, seed: int = 0) -> dict[str, A
         notes.append(f"{errors} criterion verdicts could not be parsed after the retries and are left out (not losses)")
     if empty:
         notes.append(f"{empty} empty replies counted as automatic losses at strength 5 (no judge call)")
-    return {"rows": rows, "judges": judge_diagnostics(data.records), "agreement": judge_agreement(keyed),
+    return {"rows": rows, "by_subset": by_subset, "judges": judge_diagnostics(data.records), "agreement": judge_agreement(keyed),
             "notes": notes, "n_records": len(data.records), "n_comparisons": len(comps),
             "rubric": next(iter({r["rubric"] for r in data.records}), None), "bootstrap_rounds": bootstrap,
             "method": "Bradley-Terry on soft outcomes 0.55..0.95 by strength (release), Elo = 1500 + 400 (theta - "
@@ -247,6 +259,11 @@ def render(result: dict[str, Any]) -> str:
                      f"{_f(r['sweep_rate'])} |")
     lines += ["", "H E A R T and Overall Win Rate: percent of comparisons won (draws count half). Sweep rate: percent "
               "of judged calls where the system won all five dimensions.", ""]
+    for subset, rows in result.get("by_subset", {}).items():
+        lines += [f"### {subset or '(no subset)'} histories only (overall)", "", "| Model | Overall Win Rate | Elo | comparisons |",
+                  "|---|---|---|---|"]
+        lines += [f"| {r['model']} | {_f(r['overall_win_rate'])} | {_f(r['elo'])} | {r['comparisons']} |" for r in rows]
+        lines.append("")
     if result["judges"]:
         lines += ["### Judge diagnostics", "", "| judge | overall verdicts | error rate | first-position win rate | "
                   "self-judged share |", "|---|---|---|---|---|"]
