@@ -15,6 +15,7 @@ the score metadata for ``eq-evals ratings``.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import random
 import re
@@ -208,6 +209,17 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
         records: list[dict[str, Any]] = []
         raw: dict[str, list[str]] = {}
         per_opp: dict[str, list[dict[str, tuple[int, int] | None]]] = {}
+        def parse(r: str) -> dict[str, Any] | None:
+            out = prompts.parse_judgment(r, rubric, judge_file)
+            return out if out is not None and all(v is not None for v in out["verdicts"].values()) else None
+
+        async def call(opp_id: str, judge_id: str, system: str, user: str, tag: str) -> tuple[Any, list[str]]:
+            async with span(f"{judge_id}: {candidate} vs {opp_id} ({tag})"):
+                return await ask_until_parsed(names[judge_id], [ChatMessageSystem(content=system),
+                                                                ChatMessageUser(content=user)],
+                                              parse, attempts, config, prompts.retry_note(language, judge_file))
+
+        plan: list[tuple[str, str, bool, bool, str, str]] = []  # opponent, judge, candidate first, self-judged, prompts
         for opp_id, opp_text in opps:
             per_opp[opp_id] = []
             if not text:  # automatic loss, flagged, no judge call (spec §12.4)
@@ -227,27 +239,22 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
                 for cand_first in firsts:
                     shown = (text, opp_text) if cand_first else (opp_text, text)
                     system, user = prompts.judge_messages(md, *shown, rubric=rubric, file=judge_file)
-                    tag = "ab" if cand_first else "ba"
-
-                    def parse(r: str) -> dict[str, Any] | None:
-                        out = prompts.parse_judgment(r, rubric, judge_file)
-                        return out if out is not None and all(v is not None for v in out["verdicts"].values()) else None
-
-                    async with span(f"{judge_id}: {candidate} vs {opp_id} ({tag})"):
-                        parsed, replies = await ask_until_parsed(
-                            names[judge_id], [ChatMessageSystem(content=system), ChatMessageUser(content=user)],
-                            parse, attempts, config, prompts.retry_note(language, judge_file))
-                    raw[f"{opp_id}|{judge_id}|{tag}"] = replies
-                    if parsed is None:  # keep whatever criteria the last reply had; the rest are errors
-                        partial = prompts.parse_judgment(replies[-1], rubric, judge_file)
-                        verdicts = partial["verdicts"] if partial else {letter: None for letter in prompts.CRITERIA}
-                    else:
-                        verdicts = parsed["verdicts"]
-                        per_opp[opp_id].append(verdicts)
-                    for letter in prompts.CRITERIA:
-                        records.append(_record(md, sid, candidate, opp_id, judge_id, tag, letter, verdicts.get(letter),
-                                               0 if cand_first else 1, rubric, self_judged, "parse",
-                                               prompts.prompt_hash(system, user)))
+                    plan.append((opp_id, judge_id, cand_first, self_judged, system, user))
+        # all judge calls of the sample run concurrently; results are read back in plan order
+        results = await asyncio.gather(*(call(o, j, sy, us, "ab" if f else "ba") for o, j, f, _, sy, us in plan))
+        for (opp_id, judge_id, cand_first, self_judged, system, user), (parsed, replies) in zip(plan, results):
+            tag = "ab" if cand_first else "ba"
+            raw[f"{opp_id}|{judge_id}|{tag}"] = replies
+            if parsed is None:  # keep whatever criteria the last reply had; the rest are errors
+                partial = prompts.parse_judgment(replies[-1], rubric, judge_file)
+                verdicts = partial["verdicts"] if partial else {letter: None for letter in prompts.CRITERIA}
+            else:
+                verdicts = parsed["verdicts"]
+                per_opp[opp_id].append(verdicts)
+            for letter in prompts.CRITERIA:
+                records.append(_record(md, sid, candidate, opp_id, judge_id, tag, letter, verdicts.get(letter),
+                                       0 if cand_first else 1, rubric, self_judged, "parse",
+                                       prompts.prompt_hash(system, user)))
         metadata = {"candidate": text, "opponents": [o for o, _ in opps], "comparisons": records, "judge_raw": raw,
                     "skipped": skipped, "empty_response": not text, "criteria": letters_of,
                     "order": order, "rubric": rubric}
