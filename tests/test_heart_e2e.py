@@ -240,3 +240,13 @@ def test_named_judge_roles(tmp_path: Path) -> None:
                          task_args={"source": FIXTURE, "subset": "regular", "judge_roles": "judge_one,judge_x"},
                          log_dir=str(tmp_path), display="none")
     assert log.status == "error" and "judge role(s) ['judge_x'] are not bound" in log.error.message
+
+
+def test_reply_cleaning_in_the_pipeline(tmp_path: Path) -> None:
+    log = run("heart-labelled", tmp_path, grader=["eq_evals/scripted-hjudge"], subset="regular", language="en")
+    for s in log.samples:
+        assert s.output.completion == "I hear you, that sounds exhausting."
+        stored = {k.split(":")[-1]: v for k, v in s.store.items() if k.startswith("HeartReply")}
+        assert stored["raw"].startswith("Supporter: I hear you") and "Seeker: thanks" in stored["raw"]
+        assert stored["length"] == 6 and stored["over_limit"] is False and stored["prompt_sha1"]
+        assert s.scores["heart_pairwise"].metadata["candidate"] == "I hear you, that sounds exhausting."

@@ -163,8 +163,9 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
     Value (candidate's view, mean over opponents of the mean over judges and orders): ``overall``, ``H``..``T``
     (1 = the candidate won the criterion), ``sweep`` (won all five dimensions), ``margin`` (signed overall
     strength / 5). Judges: the models of the ``grader`` role, or those of the named roles in ``judge_roles``
-    (comma-separated, e.g. ``judge_gpt,judge_claude``, each bound with --model-role). ``prompt_style`` and ``source``, when given (the task passes its own), must match those of
-    every opponent log, so replies are only compared when generated from the same prompt and histories."""
+    (comma-separated, e.g. ``judge_gpt,judge_claude``, each bound with --model-role). ``prompt_style`` and
+    ``source``, when given (the task passes its own), must match those of every opponent log, so replies are only
+    compared when generated from the same prompt and histories."""
     if order not in ORDERS:
         raise EqEvalsError(f"-T order={order}: expected one of {ORDERS}")
     letters_of = prompts.criteria(rubric, judge_file)
@@ -209,6 +210,7 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
         records: list[dict[str, Any]] = []
         raw: dict[str, list[str]] = {}
         per_opp: dict[str, list[dict[str, tuple[int, int] | None]]] = {}
+
         def parse(r: str) -> dict[str, Any] | None:
             out = prompts.parse_judgment(r, rubric, judge_file)
             return out if out is not None and all(v is not None for v in out["verdicts"].values()) else None
