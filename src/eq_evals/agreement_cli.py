@@ -57,6 +57,9 @@ def read_judgments(paths: list[str]) -> JudgeLogs:
     for path in expand_log_paths(paths):
         log = read_eval_log(path)
         found = False
+        if log.eval.task.split("/")[-1] == "heart":  # HEART judgment records (eq_evals.heart.leaderboard)
+            _read_heart(path, out)
+            continue
         for s in log.samples or []:
             score = (s.scores or {}).get("pairwise_judge")
             if score is None or not score.metadata:
@@ -73,6 +76,33 @@ def read_judgments(paths: list[str]) -> JudgeLogs:
         if not found:
             raise EqEvalsError(f"{path} ({log.eval.task}) is not a judgment log (no pairwise_judge scores)")
     return out
+
+
+HEART_MAJORITY = "heart:ensemble-majority"
+
+
+def _read_heart(path: str, out: JudgeLogs) -> None:
+    """HEART logs: one matchup per (criterion, sample, pair), id ``criterion|sample_id|system_a|system_b`` (systems
+    sorted); each judge's label is its (two-order) verdict; ``heart:ensemble-majority`` is the judges' majority
+    (a tie is DRAW), the paper's LLM-ensemble label for human-LLM agreement (§9.9)."""
+    from eq_evals.heart.leaderboard import keyed_comparisons, read_records
+
+    data = read_records([path])
+    if not data.records:
+        raise EqEvalsError(f"{path} (heart) holds no judgment records")
+    votes: dict[str, list[str]] = defaultdict(list)
+    for sample_id, c in keyed_comparisons(data.records):
+        if not c.judge:
+            continue  # automatic losses of empty replies: no judge gave them
+        sid = f"{c.dimension}|{sample_id}|{c.model_a}|{c.model_b}"
+        label = "A" if c.outcome == 1 else "B" if c.outcome == 0 else "DRAW"
+        out.pairs[sid], out.dimensions[sid] = (c.model_a, c.model_b), c.dimension
+        out.labels[c.judge][sid] = label
+        out.conflicted[c.judge][sid] = c.conflicted
+        votes[sid].append(label)
+    for sid, labels in votes.items():
+        a, b = labels.count("A"), labels.count("B")
+        out.labels[HEART_MAJORITY][sid] = "A" if a > b else "B" if b > a else "DRAW"
 
 
 def judge_labels(paths: list[str]) -> tuple[dict[str, dict[str, str]], dict[str, tuple[str, str]]]:

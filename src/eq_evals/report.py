@@ -96,6 +96,7 @@ class Collected:
         default_factory=lambda: defaultdict(dict))
     objective_duplicates: int = 0
     sage_logs: list[str] = field(default_factory=list)
+    heart_logs: list[str] = field(default_factory=list)
     judged_models: set[str] = field(default_factory=set)
 
 
@@ -119,6 +120,9 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
         task = _task_name(header)
         if task == "sage":
             out.sage_logs.append(path)
+            continue
+        if task in ("heart", "heart_strategies"):  # rated by eq_evals.heart.leaderboard (HEART's BT mode, spec §6)
+            out.heart_logs.append(path)
             continue
         log = _read(path)
         if task in OBJECTIVE_TASKS:
@@ -502,11 +506,19 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
 
         rows = sage_lb.collect(collected.sage_logs)
         sage_md, sage_rows = sage_lb.render(rows), json.loads(sage_lb.to_json(rows))
-    if not (tables or objective or sage_rows or crisis):
+    heart_md, heart = None, None
+    if collected.heart_logs:
+        from eq_evals.heart import leaderboard as heart_lb
+
+        heart_md, heart = heart_lb.write(collected.heart_logs, Path(out_dir), bootstrap, seed)
+    if not (tables or objective or sage_rows or crisis or heart):
         raise EqEvalsError("nothing to rate: the logs hold no judged comparisons, objective scores or SAGE samples")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "leaderboard.md").write_text(render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes), encoding="utf-8")
+    markdown = render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes)
+    if heart_md:
+        markdown += "\n## HEART (Bradley-Terry Elo, whatever --method; also heart_leaderboard.*)\n\n" + heart_md
+    (out / "leaderboard.md").write_text(markdown, encoding="utf-8")
     rows = rows_for_csv(tables)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["language", "dimension", "model"])
@@ -517,7 +529,7 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
               "tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL,
               "judges": judges, "objective": objective, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
               "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
-              "objective_notes": notes}
+              "objective_notes": notes, "heart": heart}
     (out / "leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     if tables:
         plot(tables, out / "leaderboard.png", method)

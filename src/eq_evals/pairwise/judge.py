@@ -225,3 +225,21 @@ def _validate(rubrics: str, **_: object) -> None:
 
 
 pairwise_judge.validate_declaration = _validate  # type: ignore[attr-defined]
+
+
+async def ask_until_parsed(judge: Model, messages: list[ChatMessage], parse: Any, attempts: int,
+                           config: GenerateConfig, note: str) -> tuple[Any, list[str]]:
+    """Call ``judge`` until ``parse(reply)`` returns something other than None, at most ``attempts`` times, adding
+    the reply and a correction ``note`` to the conversation before each retry. Returns (parsed or None, replies).
+    Shared by judges whose verdict format differs from FACET's (HEART's per-criterion JSON)."""
+    replies: list[str] = []
+    messages = list(messages)
+    for _ in range(max(1, attempts)):
+        output = await judge.generate(messages, config=config)
+        reply = output.completion
+        replies.append(reply)
+        parsed = parse(reply)
+        if parsed is not None:
+            return parsed, replies
+        messages += [ChatMessageAssistant(content=reply), ChatMessageUser(content=note)]
+    return None, replies

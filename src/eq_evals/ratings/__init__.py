@@ -5,7 +5,7 @@ See docs/ratings.md for the methods, formulas, parameters and degenerate cases.
 
 from .agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha, percent_agreement, stability
 from .bootstrap import bootstrap_counts, item_bootstrap, percentile_interval, separability
-from .bradley_terry import bradley_terry, comparison_weights, components, fit_win_matrices
+from .bradley_terry import asymptotic_interval, bradley_terry, comparison_weights, components, fit_win_matrices
 from .comparisons import (
     Comparison,
     PairRecord,
@@ -46,7 +46,7 @@ from .trueskill_ratings import (
 __all__ = [
     "Comparison", "PairRecord", "Rating", "Verdict", "aggregate_orders", "canonical_order",
     "leaderboard", "plus_tally", "ranking", "win_rates",
-    "bradley_terry", "comparison_weights", "components", "fit_win_matrices",
+    "bradley_terry", "comparison_weights", "asymptotic_interval", "components", "fit_win_matrices",
     "trueskill_facet", "trueskill_eqbench3", "facet_env", "win_probability", "EQBENCH3_ANCHORS",
     "eqbench3_bin", "eqbench3_fraction", "eqbench3_pseudo_wins",
     "elo",

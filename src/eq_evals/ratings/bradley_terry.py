@@ -24,9 +24,11 @@ from scipy.sparse.csgraph import connected_components
 from .bootstrap import bootstrap_counts, item_index, percentile_interval
 from .comparisons import Comparison, Rating, check_comparisons, tally
 
-__all__ = ["bradley_terry", "comparison_weights", "fit_win_matrices", "components"]
+__all__ = ["bradley_terry", "comparison_weights", "fit_win_matrices", "components", "asymptotic_interval"]
 
-MARGIN_MODES = ("pseudo_wins", "fractional")
+MARGIN_MODES = ("pseudo_wins", "fractional", "heart_soft")
+# HEART's release (spec §6.2): the winner's soft outcome by strength 1..5 (0.55 .. 0.95); unparsed/draw 0.5
+HEART_SOFT = {1: 0.55, 2: 0.65, 3: 0.75, 4: 0.85, 5: 0.95}
 BOOTSTRAP_L2_FLOOR = 1e-3
 
 
@@ -38,6 +40,8 @@ def comparison_weights(c: Comparison, margin_weighted: bool = True, margin_mode:
       0 and a draw are half a win each (FACET applies them as draws).
     - "fractional" (EQ-Bench-3-like): one game with the soft outcome 0.5 + 0.5 * m / 5 for the
       winner (m = 0 gives 0.5).
+    - "heart_soft" (HEART's release, spec §6.2): one game with the soft outcome 0.55/0.65/0.75/0.85/0.95
+      for strength 1..5 (m = 0 gives 0.5).
     """
     y = c.outcome
     if not margin_weighted:
@@ -51,7 +55,23 @@ def comparison_weights(c: Comparison, margin_weighted: bool = True, margin_mode:
             return 0.5, 0.5
         frac = 0.5 + 0.5 * c.margin / 5.0
         return (frac, 1.0 - frac) if y == 1.0 else (1.0 - frac, frac)
+    if margin_mode == "heart_soft":
+        if y == 0.5:
+            return 0.5, 0.5
+        frac = HEART_SOFT.get(c.margin, 0.5)
+        return (frac, 1.0 - frac) if y == 1.0 else (1.0 - frac, frac)
     raise ValueError(f"margin_mode must be one of {MARGIN_MODES}, got {margin_mode!r}")
+
+
+def asymptotic_interval(score: float, n: int, z: float = 1.96, scale: float = 400.0,
+                        base: float = 10.0) -> tuple[float | None, float | None]:
+    """HEART §9.8's interval: SE = sqrt(1/n) on the natural-log strength (n = comparisons involving the model),
+    i.e. score -/+ z * scale / ln(base) / sqrt(n) on the Elo scale (about 340.5 / sqrt(n) at 95%). It ignores the
+    opponents' strengths and the soft outcomes (spec §6.2); the bootstrap interval is the primary one."""
+    if n <= 0:
+        return None, None
+    half = z * scale / math.log(base) / math.sqrt(n)
+    return score - half, score + half
 
 
 def components(comparisons: Iterable[Comparison], models: Sequence[str]) -> list[list[str]]:
