@@ -199,6 +199,27 @@ def versions_of(samples: Iterable[Any]) -> list[dict[str, Any]]:
     seen: dict[str, dict[str, Any]] = {}
     for s in samples:
         v = (getattr(s, "metadata", None) or {}).get(VERSION_KEY)
-        if isinstance(v, dict):
-            seen.setdefault(canonical(v), v)
+        for one in v if isinstance(v, list) else [v]:  # a list: samples built from several (e.g. a matchup)
+            if isinstance(one, dict):
+                seen.setdefault(canonical(one), one)
     return list(seen.values())
+
+
+def mixed_versions(logs: Iterable[tuple[str, dict[str, Any] | None]]) -> str | None:
+    """Why logs cannot be ranked together, or None: given (log path, task metadata) pairs, the benchmarks whose
+    logs were made on more than one dataset version (content hash). Logs without a record are not compared."""
+    by_benchmark: dict[str, dict[str, tuple[dict[str, Any], list[str]]]] = {}
+    for path, metadata in logs:
+        metadata = metadata or {}
+        for v in metadata.get("datasets") or []:
+            if isinstance(v, dict) and v.get("sha256"):
+                entry = by_benchmark.setdefault(str(metadata.get("benchmark") or v.get("name")), {})
+                entry.setdefault(v["sha256"], (v, []))[1].append(str(path))
+    problems = []
+    for benchmark, hashes in sorted(by_benchmark.items()):
+        if len(hashes) > 1:
+            parts = [f"{v.get('origin')} {v.get('location')}{'@' + v['revision'] if v.get('revision') else ''} "
+                     f"(sha256 {sha[:12]}, {len(paths)} log(s), e.g. {paths[0]})" for sha, (v, paths) in hashes.items()]
+            problems.append(f"{benchmark}: " + "; ".join(parts))
+    return ("these logs were made on different dataset versions, so their scores are not comparable: "
+            + " | ".join(problems)) if problems else None
