@@ -364,3 +364,46 @@ def test_push_results_publishes_scores_leaderboard_and_a_card(tmp_path: Path, mo
     assert repo == "me/eq-results" and kw["commit_message"] == "eq-evals 0.1.0: results"
     assert {"README.md", "scores.jsonl", "leaderboard/leaderboard.md"} <= {op.path_in_repo for op in ops}
     assert fake.calls[2][2]["tag"] == "run-1"
+
+
+# --- LongEmotion through the same source syntax ------------------------------------------------------------
+
+
+def test_longemotion_source_is_a_local_folder_or_a_pinned_hub_copy(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    import hashlib
+
+    import huggingface_hub
+
+    from eq_evals.longemotion import data
+    from eq_evals.longemotion.components import longemotion_dataset
+    from eq_evals.resources import resource
+
+    fixtures = resource("datasets", "longemotion/fixtures")
+    local = longemotion_dataset("qa", source=str(fixtures))
+    assert [s.target for s in local] == [s.target for s in longemotion_dataset("qa", data_dir=str(fixtures))]
+    v = local[0].metadata[sources.VERSION_KEY]
+    assert (v["name"], v["origin"], v["revision"]) == ("longemotion/qa", "local", None)
+    content = (fixtures / "Emotion_QA.jsonl").read_bytes()
+    assert v["sha256"] == sources.content_hash([{"file": "Emotion_QA.jsonl", "md5": hashlib.md5(content).hexdigest()}])
+
+    asked = []
+
+    def fake_download(repo_id: str, filename: str, **kwargs) -> str:
+        asked.append((repo_id, filename, kwargs.get("revision")))
+        path = tmp_path / "hub" / filename
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        return str(path)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_download)
+    monkeypatch.setitem(data.HUB_MD5, "Emotion_QA.jsonl", hashlib.md5(content).hexdigest())
+    from_hub = longemotion_dataset("qa", source="hf://me/longemotion-mirror@0a1b2c3")
+    assert asked[0] == ("me/longemotion-mirror", "Emotion QA/Emotion_QA.jsonl", "0a1b2c3")
+    v = from_hub[0].metadata[sources.VERSION_KEY]
+    assert (v["origin"], v["location"], v["revision"]) == ("hub", "me/longemotion-mirror", "0a1b2c3")
+    assert [s.target for s in from_hub] == [s.target for s in local]
+    with pytest.raises(EqEvalsError, match="not pinned"):
+        longemotion_dataset("qa", source="hf://LongEmotion/LongEmotion")
+    with pytest.raises(EqEvalsError, match="replaces -T data_dir"):
+        longemotion_dataset("qa", source=str(fixtures), data_dir=str(fixtures))

@@ -206,14 +206,15 @@ def versions_of(samples: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 def mixed_versions(logs: Iterable[tuple[str, dict[str, Any] | None]]) -> str | None:
-    """Why logs cannot be ranked together, or None: given (log path, task metadata) pairs, the benchmarks whose
-    logs were made on more than one dataset version (content hash). Logs without a record are not compared."""
+    """Why logs cannot be ranked together, or None: given (log path, task metadata) pairs, the datasets (by
+    name, e.g. facet, sage, longemotion/qa) that logs used in more than one version (content hash). Logs
+    without a record (made before versions were recorded) are not compared."""
     by_benchmark: dict[str, dict[str, tuple[dict[str, Any], list[str]]]] = {}
     for path, metadata in logs:
         metadata = metadata or {}
         for v in metadata.get("datasets") or []:
             if isinstance(v, dict) and v.get("sha256"):
-                entry = by_benchmark.setdefault(str(metadata.get("benchmark") or v.get("name")), {})
+                entry = by_benchmark.setdefault(str(v.get("name") or metadata.get("benchmark")), {})
                 entry.setdefault(v["sha256"], (v, []))[1].append(str(path))
     problems = []
     for benchmark, hashes in sorted(by_benchmark.items()):
