@@ -18,13 +18,18 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
 import eq_evals._registry  # noqa: F401  (registers the tasks, as the entry point does)
-from eq_evals import hub, report
+from eq_evals import __version__, hub, report
 from eq_evals.cli import main as cli_main
 from eq_evals.core import sources
 from eq_evals.errors import EqEvalsError
+from eq_evals.facet.data import read_rows
 from eq_evals.resources import declarative_root
 
 REQUIRED = ("license", "language", "pretty_name", "task_categories", "size_categories", "configs")
+
+
+def facet_sha() -> str:
+    return sources.content_hash(r for _, _, r in read_rows(declarative_root() / "datasets" / "facet"))
 
 
 def exportable() -> list[str]:
@@ -172,7 +177,7 @@ def test_push_uploads_the_folder_in_one_commit_and_tags_it(exported: dict[str, P
     assert sorted(op.path_in_repo for op in ops) == sorted(p.name for p in folder.iterdir())
     assert {op.path_in_repo: Path(op.path_or_fileobj).read_bytes() for op in ops}["social.jsonl"] == \
         (declarative_root() / "datasets" / "facet" / "social.jsonl").read_bytes()
-    assert kw["commit_message"].startswith("eq-evals 0.1.0: facet (sha256 6dbe")
+    assert kw["commit_message"] == f"eq-evals {__version__}: facet (sha256 {facet_sha()[:12]})"
     assert fake.calls[2][1] == "me/eq-facet" and fake.calls[2][2]["tag"] == "v1" and fake.calls[2][2]["revision"] == sha
     assert f"commit: {sha} (tag v1)" in out.out and f"-T source=hf://me/eq-facet@{sha}" in out.out
     assert "hf_doNotPrintThisToken" not in out.out + out.err
@@ -289,7 +294,8 @@ def test_facet_objective_scores_the_same_from_bundled_exported_and_hub(exported:
     from_hub = run(source="hf://me/eq-facet@v1")
     assert [c[1] for c in calls] == list(hub.load_manifest("facet")[1].configs)
     assert all(c[0] == "me/eq-facet" and c[2] == "v1" and c[3] == "test" for c in calls)
-    assert len(bundled.samples) == 300
+    assert len(bundled.samples) == sum(1 for _, _, r in read_rows(declarative_root() / "datasets" / "facet")
+                                       if r["format"] != "generative") >= 300
     assert scores(bundled) == scores(folder) == scores(from_hub)
     assert metrics(bundled) == metrics(folder) == metrics(from_hub)
     [v_b], [v_f], [v_h] = (log.eval.metadata["datasets"] for log in (bundled, folder, from_hub))
@@ -334,7 +340,7 @@ def test_ratings_refuse_logs_made_on_different_dataset_versions(tmp_path: Path, 
                      epochs=1, limit=5, task_args={"source": source} if source else {})
     with pytest.raises(EqEvalsError, match=r"different dataset versions.*--allow-mixed-datasets") as info:
         report.run([str(logs)], str(tmp_path / "r"), progress=False)
-    assert "facet: " in str(info.value) and "bundled datasets/facet (sha256 6dbe69381c19" in str(info.value)
+    assert "facet: " in str(info.value) and f"bundled datasets/facet (sha256 {facet_sha()[:12]}" in str(info.value)
     assert f"local {changed} (sha256" in str(info.value)  # the order of the two follows the log file names
     assert cli_main(["ratings", str(logs), "--out", str(tmp_path / "r2"), "--quiet"]) == 2
     assert "different dataset versions" in capsys.readouterr().err
@@ -353,16 +359,18 @@ def test_push_results_publishes_scores_leaderboard_and_a_card(tmp_path: Path, mo
     card = DatasetCard.load(folder / "README.md")
     assert card.data.to_dict()["configs"][0]["config_name"] == "scores"
     for text in ("facet_crisis", "eq_evals/scripted-oracle", "eq_evals/scripted-wrong", "datasets/facet",
-                 "6dbe69381c19", "eq-evals | 0.1.0"):
+                 facet_sha(), f"eq-evals | {__version__}"):
         assert text in card.text
     rows = [json.loads(line) for line in (folder / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert len(rows) == 120 and {r["value"] for r in rows if r["model"].endswith("oracle")} == {1.0}
+    crisis = sum(1 for _, _, r in read_rows(declarative_root() / "datasets" / "facet")
+                 if r["dimension"] == "crisis_recognition")
+    assert len(rows) == 2 * crisis and {r["value"] for r in rows if r["model"].endswith("oracle")} == {1.0}
     assert {p.name for p in (folder / "leaderboard").iterdir()} >= {"leaderboard.md", "leaderboard.csv",
                                                                     "leaderboard.json"}
     fake = FakeHub(monkeypatch)
     assert cli_main(["hub", "push-results", str(logs), "--repo", "me/eq-results", "--tag", "run-1"]) == 0
     _, repo, ops, kw = fake.calls[1]
-    assert repo == "me/eq-results" and kw["commit_message"] == "eq-evals 0.1.0: results"
+    assert repo == "me/eq-results" and kw["commit_message"] == f"eq-evals {__version__}: results"
     assert {"README.md", "scores.jsonl", "leaderboard/leaderboard.md"} <= {op.path_in_repo for op in ops}
     assert fake.calls[2][2]["tag"] == "run-1"
 
@@ -408,3 +416,12 @@ def test_longemotion_source_is_a_local_folder_or_a_pinned_hub_copy(monkeypatch: 
         longemotion_dataset("qa", source="hf://LongEmotion/LongEmotion")
     with pytest.raises(EqEvalsError, match="replaces -T data_dir"):
         longemotion_dataset("qa", source=str(fixtures), data_dir=str(fixtures))
+
+
+def test_a_data_file_in_no_config_stops_the_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    overlay = tmp_path / "overlay" / "datasets" / "facet"
+    shutil.copytree(declarative_root() / "datasets" / "facet", overlay)
+    shutil.copyfile(overlay / "crisis.jsonl", overlay / "crisis_more.jsonl")
+    monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path / "overlay"))
+    with pytest.raises(EqEvalsError, match=r"\['crisis_more.jsonl'\] are in no config of hub.yaml"):
+        hub.export("facet", tmp_path / "out")

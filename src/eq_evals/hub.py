@@ -204,6 +204,9 @@ def export(name: str, out: str | Path, repo: str | None = None) -> Export:
     missing = [f for f in data_files + manifest.extra_files if not (folder / f).is_file()]
     if missing:
         raise EqEvalsError(f"datasets/{name}/{MANIFEST} names files that do not exist: {missing}")
+    unlisted = sorted(p.name for p in folder.glob("*.jsonl") if p.name not in data_files)
+    if unlisted:  # the task would read them, the Hub copy would not have them
+        raise EqEvalsError(f"datasets/{name}: {unlisted} are in no config of {MANIFEST}; add them to a config")
     rows = {f: read_jsonl(folder / f) for f in data_files}
     check_publishable(rows, manifest.id_prefix or "", f"datasets/{name}")
     every = [r for f in data_files for r in rows[f]]
