@@ -59,8 +59,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {name: hub.export(name, root / name).folder for name in exportable()}
 
 
-def test_facet_and_sage_are_exportable_and_longemotion_is_refused() -> None:
-    assert {"facet", "sage"} <= set(exportable())
+def test_project_sets_are_exportable_and_longemotion_is_refused() -> None:
+    assert {"facet", "sage", "pace", "heart"} <= set(exportable())
     with pytest.raises(EqEvalsError, match="longemotion may not be published: the LongEmotion release is the authors'"):
         hub.load_manifest("longemotion")
     with pytest.raises(EqEvalsError, match="no dataset 'nope'"):
@@ -88,6 +88,13 @@ def test_cards_parse_with_huggingface_hub_and_have_the_required_fields(exported:
         assert "Project-authored by eq-evals, not the paper's data." in card.text and manifest.statement in body
         assert data["eq_evals"]["sha256"] == sources.content_hash(bundled_rows(name, sorted(
             {f for fs in manifest.configs.values() for f in fs})))
+
+
+def test_language_counts_in_the_card(exported: dict[str, Path]) -> None:
+    for name, row in (("pace", "| 128 | 64 | 64 |"), ("heart", "| 128 | 64 | 64 |"), ("sage", "| 64 | 32 | 32 |")):
+        text = (exported[name] / "README.md").read_text(encoding="utf-8")
+        [line] = [x for x in text.splitlines() if x.startswith("| `all` (default) |")]
+        assert line.endswith(row), (name, line)
 
 
 def test_facet_configs_are_the_spec_ones(exported: dict[str, Path]) -> None:

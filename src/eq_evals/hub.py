@@ -47,6 +47,7 @@ class Manifest(BaseModel):
     license: str | None = None
     license_name: str | None = None
     language: list[str] = Field(default_factory=list)
+    language_column: str = "language"  # the rows' language field, for the per-language counts
     task_categories: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     project_authored: bool = False
@@ -216,7 +217,7 @@ def export(name: str, out: str | Path, repo: str | None = None) -> Export:
         config_rows = [r for f in files for r in rows[f]]
         counts[config] = {"rows": len(config_rows)}
         for lang in manifest.language:
-            counts[config][lang] = sum(1 for r in config_rows if r.get("language") == lang)
+            counts[config][lang] = sum(1 for r in config_rows if r.get(manifest.language_column) == lang)
     target = Path(out).expanduser()
     if target.exists() and any(target.iterdir()):
         raise EqEvalsError(f"--out {out}: the folder exists and is not empty")
