@@ -437,3 +437,32 @@ def test_a_data_file_in_no_config_stops_the_export(tmp_path: Path, monkeypatch: 
     monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path / "overlay"))
     with pytest.raises(EqEvalsError, match=r"\['crisis_more.jsonl'\] are in no config of hub.yaml"):
         hub.export("facet", tmp_path / "out")
+
+
+def test_judgment_logs_carry_the_generations_dataset_versions(tmp_path: Path) -> None:
+    changed = tmp_path / "changed"
+    shutil.copytree(declarative_root() / "datasets" / "facet", changed)
+    with (changed / "apparent.jsonl").open("a", encoding="utf-8") as fh:  # a change outside the judged pool
+        row = json.loads((changed / "apparent.jsonl").read_text(encoding="utf-8").splitlines()[0])
+        fh.write(json.dumps(dict(row, id="pa-apparent-999-en"), ensure_ascii=False) + "\n")
+
+    def judged(name: str, second_source: str | None):
+        gen = tmp_path / name
+        for model, source in (("eq_evals/scripted-echo", None), ("eq_evals/scripted-oracle", second_source)):
+            inspect_eval("eq_evals/facet_naturalness", model=model, log_dir=str(gen), display="none", limit=4,
+                         task_args={"language": "en", **({"source": source} if source else {})})
+        [log] = inspect_eval("eq_evals/facet_pairwise", model=None,
+                             model_roles={"grader": "eq_evals/scripted-judge"}, task_args={"logs": str(gen)},
+                             log_dir=str(tmp_path / f"{name}-judged"), display="none")
+        assert log.status == "success", log.error
+        return log
+
+    same = judged("same", None)
+    [version] = same.eval.metadata["datasets"]
+    assert (version["name"], version["origin"], version["sha256"]) == ("facet", "bundled", facet_sha())
+    assert all(s.metadata[sources.VERSION_KEY] == [version] for s in same.samples)
+    report.run([str(tmp_path / "same-judged")], str(tmp_path / "r1"), bootstrap=10, progress=False)
+    mixed = judged("mixed", str(changed))
+    assert sorted(v["origin"] for v in mixed.eval.metadata["datasets"]) == ["bundled", "local"]
+    with pytest.raises(EqEvalsError, match="different dataset versions"):
+        report.run([str(tmp_path / "mixed-judged")], str(tmp_path / "r2"), bootstrap=10, progress=False)
