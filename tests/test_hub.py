@@ -379,6 +379,12 @@ def test_push_results_publishes_scores_leaderboard_and_a_card(tmp_path: Path, mo
     assert len(rows) == 2 * crisis and {r["value"] for r in rows if r["model"].endswith("oracle")} == {1.0}
     assert {p.name for p in (folder / "leaderboard").iterdir()} >= {"leaderboard.md", "leaderboard.csv",
                                                                     "leaderboard.json"}
+    import datasets
+
+    loaded = datasets.load_dataset(str(folder), "scores", split="test", cache_dir=str(tmp_path / "cache"))
+    assert len(loaded) == len(rows) and set(loaded.column_names) >= {"value", "value_json", "unscored_reason"}
+    assert hub._values(float("nan")) == {"value": None, "value_json": None}
+    assert hub._values({"outcome": 1.0}) == {"value": None, "value_json": '{"outcome":1.0}'}
     fake = FakeHub(monkeypatch)
     assert cli_main(["hub", "push-results", str(logs), "--repo", "me/eq-results", "--tag", "run-1"]) == 0
     _, repo, ops, kw = fake.calls[1]

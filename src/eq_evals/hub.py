@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -301,7 +302,7 @@ def push(target: str, repo: str, private: bool = False, tag: str | None = None) 
                                   f"(sha256 {str(meta['sha256'])[:12]})", private, tag)
     with tempfile.TemporaryDirectory() as tmp:
         result = export(target, Path(tmp) / target, repo)
-        meta = verify_export(result.folder)
+        verify_export(result.folder)
         return upload(result.folder, repo, f"eq-evals {__version__}: {target} (sha256 {result.sha256[:12]})",
                       private, tag)
 
@@ -310,8 +311,12 @@ def push(target: str, repo: str, private: bool = False, tag: str | None = None) 
 # results
 
 
-def _value(value: Any) -> Any:
-    return value if isinstance(value, (int, float, str, bool)) or value is None else canonical(value)
+def _values(value: Any) -> dict[str, Any]:
+    """A score value as two typed columns: ``value`` (a number, or null when unscored or not a number) and
+    ``value_json`` (the value as JSON when it is not a number, e.g. a pairwise outcome dict)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return {"value": None if math.isnan(value) else float(value), "value_json": None}
+    return {"value": None, "value_json": canonical(value)}
 
 
 def collect_results(logs: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -343,11 +348,13 @@ def collect_results(logs: list[str]) -> tuple[list[dict[str, Any]], dict[str, An
                 for j in md.get("judgments", []) if isinstance(md.get("judgments"), list) else []:
                     if isinstance(j, dict) and j.get("judge"):
                         about["judges"].add(str(j["judge"]))
+                unscored = isinstance(score.value, float) and math.isnan(score.value)
                 rows.append({"task": task, "model": log.eval.model, "sample_id": str(s.id), "epoch": s.epoch,
-                             "scorer": scorer, "value": _value(score.value), "answer": score.answer,
+                             "scorer": scorer, **_values(score.value),
+                             "answer": None if score.answer is None else str(score.answer),
                              "language": (s.metadata or {}).get("language"),
                              "dimension": (s.metadata or {}).get("dimension"),
-                             "unscored": md.get("unscored") if isinstance(md, dict) else None,
+                             "unscored_reason": (str(score.reason or "unscored") if unscored else None),
                              "log": Path(path).name})
     if not rows:
         raise EqEvalsError(f"no scored samples in {', '.join(logs)}")
@@ -396,7 +403,8 @@ def export_results(logs: list[str], out: str | Path, repo: str | None = None, me
     lines += [f"| {d.get('name')} | {d.get('origin')} | {d.get('location')} | {d.get('revision') or '-'} | "
               f"`{d.get('sha256')}` | {d.get('rows')} |" for d in datasets] or ["| (not recorded in these logs) | | | | | |"]
     lines += ["", "## Files\n", "- `scores.jsonl`: one row per sample, epoch and scorer (task, model, sample_id, "
-              "epoch, scorer, value, answer, language, dimension, unscored reason, log file name)."]
+              "epoch, scorer, value (a number; null when unscored or not numeric), value_json (a non-numeric value "
+              "as JSON, e.g. a pairwise outcome), answer, language, dimension, unscored_reason, log file name)."]
     if (target / "leaderboard").is_dir():
         lines.append("- `leaderboard/`: `eq-evals ratings` output (leaderboard.md, .csv, .json and .png).")
     if leaderboard_note:
