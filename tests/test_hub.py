@@ -169,6 +169,9 @@ class FakeHub:
         def create_tag(api, repo_id, **kw):
             fake.calls.append(("create_tag", repo_id, kw))
 
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+        monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: None)
         monkeypatch.setattr(HfApi, "create_repo", create_repo)
         monkeypatch.setattr(HfApi, "create_commit", create_commit)
         monkeypatch.setattr(HfApi, "create_tag", create_tag)
@@ -214,12 +217,44 @@ def test_push_refuses_edited_and_foreign_folders(exported: dict[str, Path], tmp_
         fh.write(json.dumps(dict(row, id="pa-sage-r99-en"), ensure_ascii=False) + "\n")
     with pytest.raises(EqEvalsError, match="changed after export"):
         hub.push(str(edited), "me/x")
+    added = tmp_path / "added"
+    shutil.copytree(exported["sage"], added)
+    (added / "samples_dataset.json").write_text("{}")  # e.g. the FACET authors' samples slipped in
+    with pytest.raises(EqEvalsError, match=r"files were added or removed after export \(\['samples_dataset.json'\]\)"):
+        hub.push(str(added), "me/x")
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "samples_dataset.json").write_text("{}")
     with pytest.raises(EqEvalsError, match="not a folder written by `eq-evals hub export`"):
         hub.push(str(foreign), "me/x")
     assert fake.calls == []
+
+
+def test_push_without_network_fails_at_once_and_says_the_folder_is_ready(exported: dict[str, Path],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeHub(monkeypatch)
+    monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: "ConnectError: [Errno 111] Connection refused")
+    with pytest.raises(EqEvalsError, match="not reachable .*Connection refused.*is ready; push it where there is"):
+        hub.push(str(exported["sage"]), "me/x")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(EqEvalsError, match="HF_HUB_OFFLINE is set"):
+        hub.push(str(exported["sage"]), "me/x")
+    with pytest.raises(EqEvalsError, match="expected OWNER/NAME"):
+        hub.push(str(exported["sage"]), "not a repo")
+    assert fake.calls == []
+
+
+def test_a_failed_tag_still_reports_the_commit(exported: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    from huggingface_hub import HfApi
+
+    FakeHub(monkeypatch)
+
+    def create_tag(api, repo_id, **kw):
+        raise RuntimeError("tag v1 already exists")
+
+    monkeypatch.setattr(HfApi, "create_tag", create_tag)
+    with pytest.raises(EqEvalsError, match=r"as commit c0ffee.*tagging it 'v1' failed: RuntimeError: tag v1 already"):
+        hub.push(str(exported["sage"]), "me/x", tag="v1")
 
 
 # --- sources: pinning, Hub loading through datasets, offline ----------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from eq_evals import __version__
-from eq_evals.core.sources import canonical, content_hash
+from eq_evals.core.sources import canonical, content_hash, hub_endpoint, hub_unreachable, offline
 from eq_evals.errors import EqEvalsError
 from eq_evals.resources import display_path, roots
 
@@ -133,12 +134,12 @@ def size_category(n: int) -> str:
     return "n>1M"
 
 
-def card_metadata(name: str, manifest: Manifest, rows: int, sha256: str) -> dict[str, Any]:
+def card_metadata(name: str, manifest: Manifest, rows: int, sha256: str, files: list[str]) -> dict[str, Any]:
     """The Hub YAML header: manifest fields, computed size category, configs with data_files per split."""
     configs = []
-    for config, files in manifest.configs.items():
+    for config, paths in manifest.configs.items():
         entry: dict[str, Any] = {"config_name": config,
-                                 "data_files": [{"split": manifest.split, "path": files if len(files) > 1 else files[0]}]}
+                                 "data_files": [{"split": manifest.split, "path": paths if len(paths) > 1 else paths[0]}]}
         if config == manifest.default_config:
             entry["default"] = True
         configs.append(entry)
@@ -147,13 +148,13 @@ def card_metadata(name: str, manifest: Manifest, rows: int, sha256: str) -> dict
         "task_categories": manifest.task_categories, "size_categories": [size_category(rows)],
         "tags": manifest.tags, "configs": configs,
         "eq_evals": {"dataset": name, "version": __version__, "project_authored": True,
-                     "id_prefix": manifest.id_prefix, "rows": rows, "sha256": sha256},
+                     "id_prefix": manifest.id_prefix, "rows": rows, "sha256": sha256, "files": files},
     }
 
 
 def render_card(name: str, manifest: Manifest, body: str, counts: dict[str, dict[str, int]], rows: int,
-                sha256: str, repo: str | None = None) -> str:
-    header = yaml.safe_dump(card_metadata(name, manifest, rows, sha256), sort_keys=False, allow_unicode=True)
+                sha256: str, files: list[str], repo: str | None = None) -> str:
+    header = yaml.safe_dump(card_metadata(name, manifest, rows, sha256, files), sort_keys=False, allow_unicode=True)
     repo = repo or "OWNER/NAME"
     preamble = (
         f"{GENERATED_NOTE.format(name=name, version=__version__)}\n\n"
@@ -225,8 +226,10 @@ def export(name: str, out: str | Path, repo: str | None = None) -> Export:
     target.mkdir(parents=True, exist_ok=True)
     for f in data_files + manifest.extra_files:
         shutil.copyfile(folder / f, target / f)  # byte for byte: the content hash stays the bundled one
-    (target / CARD).write_text(render_card(name, manifest, body, counts, len(every), sha, repo), encoding="utf-8")
-    return Export(name, target, sorted([CARD, *data_files, *manifest.extra_files]), len(every), sha, counts)
+    files = sorted([CARD, *data_files, *manifest.extra_files])
+    (target / CARD).write_text(render_card(name, manifest, body, counts, len(every), sha, files, repo),
+                               encoding="utf-8")
+    return Export(name, target, files, len(every), sha, counts)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -247,7 +250,14 @@ def verify_export(folder: Path) -> dict[str, Any]:
     if not isinstance(meta, dict) or not meta.get("project_authored") or "sha256" not in meta:
         raise EqEvalsError(f"{folder}: not a folder written by `eq-evals hub export` (its {CARD} has no eq_evals "
                            "metadata); only exported project-authored datasets and results are pushed")
+    present = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    if present != sorted(meta.get("files") or []):
+        extra = sorted(set(present) - set(meta.get("files") or []))
+        raise EqEvalsError(f"{folder}: files were added or removed after export ({extra or 'missing files'}); "
+                           "only what `eq-evals hub export` wrote is pushed")
     if meta.get("kind") == "results":
+        if content_hash(read_jsonl(folder / "scores.jsonl")) != meta["sha256"]:
+            raise EqEvalsError(f"{folder}: scores.jsonl changed after it was written; write it again")
         return meta
     data_files = sorted({p for c in read_front_matter(folder / CARD).get("configs", [])
                          for d in c.get("data_files", []) for p in ([d["path"]] if isinstance(d["path"], str) else d["path"])})
@@ -268,26 +278,40 @@ class Pushed:
     files: list[str]
 
 
+REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+
+
+def _failure(ex: Exception) -> str:
+    first = str(ex).splitlines()[0] if str(ex) else ""
+    return f"{type(ex).__name__}: {first}"
+
+
 def upload(folder: Path, repo: str, message: str, private: bool = False, tag: str | None = None) -> Pushed:
     """Create the dataset repo if needed, upload every file of ``folder`` in one commit, tag that commit."""
     from huggingface_hub import CommitOperationAdd, HfApi
 
+    if not REPO_ID.match(repo):
+        raise EqEvalsError(f"--repo {repo}: expected OWNER/NAME")
+    problem = "HF_HUB_OFFLINE is set" if offline() else hub_unreachable(hub_endpoint())
+    if problem:
+        raise EqEvalsError(f"cannot upload to {repo}: the Hugging Face Hub ({hub_endpoint()}) is not reachable "
+                           f"({problem}). The folder {folder} is ready; push it where there is network.")
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     api = HfApi()  # token: huggingface_hub's login or HF_TOKEN; never read or printed here
     try:
         api.create_repo(repo, repo_type="dataset", private=private, exist_ok=True)
         info = api.create_commit(repo, [CommitOperationAdd(path_in_repo=f, path_or_fileobj=str(folder / f)) for f in files],
                                  commit_message=message, repo_type="dataset")
-        commit = info.oid
-        if tag:
-            api.create_tag(repo, tag=tag, revision=commit, repo_type="dataset",
-                           tag_message=f"{message} ({tag})")
-    except EqEvalsError:
-        raise
     except Exception as ex:  # noqa: BLE001 - auth, network, conflicts: one message, no token in it
-        first = str(ex).splitlines()[0] if str(ex) else ""
-        raise EqEvalsError(f"upload to {repo} failed: {type(ex).__name__}: {first}. Log in with `hf auth login` "
-                           "(or set HF_TOKEN) and check that you may write to the repository.") from None
+        raise EqEvalsError(f"upload to {repo} failed: {_failure(ex)}. Log in with `hf auth login` (or set HF_TOKEN) "
+                           "and check that you may write to the repository.") from None
+    commit = info.oid
+    if tag:
+        try:
+            api.create_tag(repo, tag=tag, revision=commit, repo_type="dataset", tag_message=f"{message} ({tag})")
+        except Exception as ex:  # noqa: BLE001 - e.g. the tag exists: the commit is there, say so
+            raise EqEvalsError(f"uploaded {repo} as commit {commit}, but tagging it {tag!r} failed: {_failure(ex)}. "
+                               f"Pin the commit (-T source=hf://{repo}@{commit}) or tag it with another name.") from None
     return Pushed(repo, commit, tag, files)
 
 
@@ -411,6 +435,9 @@ def export_results(logs: list[str], out: str | Path, repo: str | None = None, me
         lines.append(f"\n{leaderboard_note}")
     if repo:
         lines.append(f"\nLoad: `load_dataset(\"{repo}\", \"scores\", split=\"test\", revision=\"<commit sha>\")`.")
+    files = sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()) + [CARD]
+    meta["eq_evals"]["files"] = sorted(files)
+    lines[0] = f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n"
     (target / CARD).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return target
 
