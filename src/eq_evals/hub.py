@@ -20,7 +20,6 @@ import json
 import math
 import re
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
