@@ -57,7 +57,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_ratings(args: argparse.Namespace) -> int:
     from eq_evals.report import run
 
-    result = run(args.logs, args.out, args.method, args.bootstrap, args.seed, progress=not args.quiet)
+    result = run(args.logs, args.out, args.method, args.bootstrap, args.seed, progress=not args.quiet,
+                 allow_mixed_datasets=args.allow_mixed_datasets)
     print((__import__("pathlib").Path(args.out) / "leaderboard.md").read_text(encoding="utf-8"))
     print(f"written: {args.out}/leaderboard.md, .csv, .json" + (", .png" if result["tables"] else ""))
     return 0
@@ -81,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     from eq_evals.pace.cli import register as register_pace  # the `eq-evals pace ...` group
 
     register_pace(sub)
+    from eq_evals.hub import register as register_hub  # the `eq-evals hub ...` group (docs/hub.md)
+
+    register_hub(sub)
     p_rate = sub.add_parser("ratings", help="leaderboards (Markdown, CSV, JSON, PNG) from judgment, objective and SAGE logs")
     p_rate.add_argument("logs", nargs="+", help="log files or folders")
     p_rate.add_argument("--method", default="bt", choices=["bt", "trueskill", "eqbench3", "elo", "thurstone"],
@@ -91,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     p_rate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p_rate.add_argument("--out", default="ratings", help="output folder (default: ./ratings)")
     p_rate.add_argument("--quiet", action="store_true", help="no progress bars")
+    p_rate.add_argument("--allow-mixed-datasets", action="store_true",
+                        help="rank logs made on different dataset versions (content hashes) together")
     p_rate.set_defaults(func=cmd_ratings)
     p_agree = sub.add_parser("agreement", help="Cohen's/Fleiss' kappa and Krippendorff's alpha between judges and human labels")
     p_agree.add_argument("judgments", nargs="+", help="judgment logs (eq_evals/facet_pairwise)")

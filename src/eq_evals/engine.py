@@ -20,6 +20,7 @@ from inspect_ai.dataset import MemoryDataset
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from eq_evals import components
+from eq_evals.core.sources import versions_of
 from eq_evals.errors import DeclarationError, EqEvalsError
 from eq_evals.resources import display_path, roots
 
@@ -246,7 +247,9 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
         epochs=Epochs(spec.epochs.count, spec.epochs.reducer),
         config=components.generate_config(spec.config),
         version=spec.version,
-        metadata={"benchmark": spec.benchmark, "paper": spec.paper, "declaration": decl.where},
+        metadata={"benchmark": spec.benchmark, "paper": spec.paper, "declaration": decl.where,
+                  # origin, revision and content hash of the data (core/sources.py), kept in the log header
+                  "datasets": versions_of(samples) if isinstance(samples, list) else []},
     )
 
 

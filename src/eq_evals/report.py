@@ -31,6 +31,7 @@ from typing import Any, Iterable
 from inspect_ai.log import EvalLog, read_eval_log
 from tqdm import tqdm
 
+from eq_evals.core.sources import mixed_versions
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import expand_log_paths
 from eq_evals.ratings import (
@@ -111,12 +112,15 @@ def _read(path: str, header_only: bool = False) -> EvalLog:
         raise EqEvalsError(f"{path} is not a readable Inspect log: {ex}") from None
 
 
-def collect(paths: Iterable[str], progress: bool = True) -> Collected:
+def collect(paths: Iterable[str], progress: bool = True, allow_mixed_datasets: bool = False) -> Collected:
     files = expand_log_paths(list(paths))
     out = Collected()
     unknown = []
-    for index, path in enumerate(tqdm(files, desc="reading logs", unit="log", disable=not progress)):
-        header = _read(path, header_only=True)
+    headers = [(path, _read(path, header_only=True)) for path in files]
+    mixed = mixed_versions((path, h.eval.metadata) for path, h in headers)
+    if mixed and not allow_mixed_datasets:
+        raise EqEvalsError(f"{mixed}. Rate each version separately, or pass --allow-mixed-datasets to rank them together.")
+    for index, (path, header) in enumerate(tqdm(headers, desc="reading logs", unit="log", disable=not progress)):
         task = _task_name(header)
         if task == "sage":
             out.sage_logs.append(path)
@@ -484,8 +488,8 @@ def plot(tables: list[Table], path: Path, method: str) -> None:
 
 
 def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
-        progress: bool = True) -> dict[str, Any]:
-    collected = collect(paths, progress)
+        progress: bool = True, allow_mixed_datasets: bool = False) -> dict[str, Any]:
+    collected = collect(paths, progress, allow_mixed_datasets)
     tables = build_tables(collected.comparisons, method, bootstrap, seed, progress) if collected.comparisons else []
     judges = {}
     for judge, stats in collected.judges.items():

@@ -20,6 +20,7 @@ from inspect_ai import SampleSource
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalSample
 
+from eq_evals.core.sources import VERSION_KEY, versions_of
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import Generation, load_generations
 from eq_evals.ratings import (
@@ -75,6 +76,8 @@ class Pool:
                 "user_input": self.info[key]["prompt"],
                 "response_a": self.by_model[a].responses[key].text,
                 "response_b": self.by_model[b].responses[key].text,
+                # the data both generations were made on (core/sources.py), so ratings can refuse mixed versions
+                VERSION_KEY: versions_of(self.by_model[m].responses[key] for m in (a, b)),
             },
         )
 
