@@ -507,3 +507,28 @@ def test_judgment_logs_carry_the_generations_dataset_versions(tmp_path: Path) ->
     assert sorted(v["origin"] for v in mixed.eval.metadata["datasets"]) == ["bundled", "local"]
     with pytest.raises(EqEvalsError, match="different dataset versions"):
         report.run([str(tmp_path / "mixed-judged")], str(tmp_path / "r2"), bootstrap=10, progress=False)
+
+
+# --- HEART's project set through the same resolver ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_heart_loads_the_same_from_bundled_exported_and_hub(exported: dict[str, Path], tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch, language: str) -> None:
+    from eq_evals.heart.data import heart_samples
+
+    def view(samples):
+        return [(s.id, s.input, s.target, s.metadata["dialogue_history"], s.metadata["escalation_profile"])
+                for s in samples]
+
+    bundled = heart_samples(None, language)
+    from_folder = heart_samples(str(exported["heart"]), language)
+    calls = fake_hub_datasets(monkeypatch, {"me/eq-heart": exported["heart"]}, tmp_path / "cache")
+    from_hub = heart_samples("hf://me/eq-heart@v1", language)
+    assert calls == [("me/eq-heart", language, "v1", "test")]
+    assert view(bundled) == view(from_folder) == view(from_hub) and len(bundled) >= 60
+    versions = [s.metadata[sources.VERSION_KEY] for s in (bundled[0], from_folder[0], from_hub[0])]
+    assert [v["origin"] for v in versions] == ["bundled", "local", "hub"]
+    assert len({v["sha256"] for v in versions}) == 1
+    with pytest.raises(EqEvalsError, match="refused|pinned|REVISION|revision"):
+        heart_samples("hf://me/eq-heart", language)
