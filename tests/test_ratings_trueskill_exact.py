@@ -92,3 +92,25 @@ def test_whole_eqbench3_replay_equals_the_package(seed):
 def test_unknown_engine_is_an_error():
     with pytest.raises(ValueError, match="engine"):
         trueskill_facet([Comparison("a", "b", 1.0, 1, "i")], engine="fast")
+
+
+@pytest.mark.parametrize("method", ["trueskill", "eqbench3", "bt"])
+def test_tables_rated_in_worker_processes_equal_serial(method):
+    from eq_evals.report import build_tables
+
+    comps = [Comparison(c.model_a, c.model_b, c.outcome, c.margin, c.item, dimension=c.dimension, language=lang)
+             for lang in ("en", "zh") for c in _random_comparisons(3, n_models=5, n=80)]
+    serial = build_tables(comps, method, 50, 1, progress=False, workers=1)
+    parallel = build_tables(comps, method, 50, 1, progress=False, workers=2)
+    assert [(t.language, t.dimension, [(r.model, r.score, r.lower, r.upper) for r in t.ratings]) for t in serial] == \
+        [(t.language, t.dimension, [(r.model, r.score, r.lower, r.upper) for r in t.ratings]) for t in parallel]
+    assert {(t.language, t.dimension) for t in serial} == {(lg, d) for lg in ("en", "zh") for d in ("d1", "d2", "overall")}
+
+
+def test_a_worker_error_names_the_table():
+    from eq_evals.errors import EqEvalsError
+    from eq_evals.report import build_tables
+
+    comps = [Comparison("a", "b", 1.0, 1, "i1", dimension="d1"), Comparison("a", "b", 0.5, 0, "i2", dimension="d2")]
+    with pytest.raises(EqEvalsError, match="unknown method"):
+        build_tables(comps, "nope", 0, 0, progress=False, workers=2)

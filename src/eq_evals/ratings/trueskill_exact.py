@@ -29,6 +29,7 @@ import trueskill
 __all__ = ["make_rate_1vs1", "rating_state", "state_mu_sigma"]
 
 INF = float("inf")
+_FPE = 'Cannot calculate correctly, set backend to "mpmath"'
 Rate = Callable[[float, float, float, float, bool], tuple[float, float, float, float]]
 
 
@@ -66,31 +67,22 @@ def make_rate_1vs1(env: trueskill.TrueSkill, min_delta: float = trueskill.DELTA)
     drawn, env=env)``. Raises FloatingPointError where the package does.
     """
     cdf, pdf = env.cdf, env.pdf
+    if cdf is trueskill.backends.cdf and pdf is trueskill.backends.pdf:
+        # the package's default backend with mu=0, sigma=1: the same operations without two call levels
+        erfc, exp, k_pdf, sqrt2 = trueskill.backends.erfc, math.exp, 1 / math.sqrt(2 * math.pi) * 1, 1 * math.sqrt(2)
+
+        def cdf(x: float) -> float:
+            return 0.5 * erfc(-x / sqrt2)
+
+        def pdf(x: float) -> float:
+            return k_pdf * exp(-(x**2 / 2))
+
     beta2 = env.beta**2
     dyn2 = env.tau**2
-    draw_margin = trueskill.calc_draw_margin(env.draw_probability, 2, env)
     if callable(env.draw_probability):
         raise ValueError("a dynamic draw probability is not supported by the fast TrueSkill update")
+    draw_margin = trueskill.calc_draw_margin(env.draw_probability, 2, env)
     sqrt = math.sqrt
-
-    def vw(diff: float, margin: float, drawn: bool) -> tuple[float, float]:
-        if drawn:
-            abs_diff = abs(diff)
-            a, b = margin - abs_diff, -margin - abs_diff
-            denom = cdf(a) - cdf(b)
-            if not denom:
-                raise FloatingPointError('Cannot calculate correctly, set backend to "mpmath"')
-            pa, pb = pdf(a), pdf(b)
-            v_abs = (pb - pa) / denom
-            v = v_abs * (-1 if diff < 0 else +1)
-            return v, (v_abs**2) + (a * pa - b * pb) / denom
-        x = diff - margin
-        denom = cdf(x)
-        v = (pdf(x) / denom) if denom else -x
-        w = v * (v + x)
-        if 0 < w < 1:
-            return v, w
-        raise FloatingPointError('Cannot calculate correctly, set backend to "mpmath"')
 
     def rate(p1: float, t1: float, p2: float, t2: float, drawn: bool) -> tuple[float, float, float, float]:
         # prior factors: Gaussian(mu, sqrt(sigma**2 + tau**2))
@@ -125,7 +117,25 @@ def make_rate_1vs1(env: trueskill.TrueSkill, min_delta: float = trueskill.DELTA)
             fp, ft = sp, st
             xp, xt = dp - gp, dt - gt
             sq = sqrt(xp)
-            v, w = vw(xt / sq, draw_margin * sq, drawn)
+            diff, margin = xt / sq, draw_margin * sq
+            # the package's V and W functions (TrueSkill's truncated-Gaussian corrections)
+            if drawn:
+                abs_diff = abs(diff)
+                a, b = margin - abs_diff, -margin - abs_diff
+                den = cdf(a) - cdf(b)
+                if not den:
+                    raise FloatingPointError(_FPE)
+                pa, pb = pdf(a), pdf(b)
+                v_abs = (pb - pa) / den
+                v = v_abs * (-1 if diff < 0 else +1)
+                w = (v_abs**2) + (a * pa - b * pb) / den
+            else:
+                x = diff - margin
+                den = cdf(x)
+                v = (pdf(x) / den) if den else -x
+                w = v * (v + x)
+                if not 0 < w < 1:
+                    raise FloatingPointError(_FPE)
             denom = 1.0 - w
             np_, nt = xp / denom, (xt + sq * v) / denom
             gp, gt = (np_ + gp) - dp, (nt + gt) - dt
@@ -155,15 +165,15 @@ def make_rate_1vs1(env: trueskill.TrueSkill, min_delta: float = trueskill.DELTA)
         mp, mt = (l1p + up) - l1p, (l1t + ut) - l1t
         a = 1.0 / (1.0 + beta2 * mp)
         Rp, Rt = r1p + a * mp, r1t + a * mt
-        mu, sg = state_mu_sigma(Rp, Rt)
-        o1p = sg**-2
+        mu = Rp and Rt / Rp
+        o1p = (sqrt(1 / Rp) if Rp else INF) ** -2
         yp, yt = T2p - q2p, T2t - q2t
         up, ut = (pi := 1.0 / (1.0 / yp), pi * (yt / yp)) if yp else _sum(((1.0, yp, yt),))
         mp, mt = (l2p + up) - l2p, (l2t + ut) - l2t
         a = 1.0 / (1.0 + beta2 * mp)
         Rp, Rt = r2p + a * mp, r2t + a * mt
-        mu2, sg2 = state_mu_sigma(Rp, Rt)
-        o2p = sg2**-2
+        mu2 = Rp and Rt / Rp
+        o2p = (sqrt(1 / Rp) if Rp else INF) ** -2
         return o1p, o1p * mu, o2p, o2p * mu2
 
     return rate
