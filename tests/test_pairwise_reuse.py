@@ -85,3 +85,52 @@ def test_reuse_rejects_logs_of_other_tasks(gens, tmp_path: Path) -> None:
     two, _ = gens
     with pytest.raises(EqEvalsError, match="facet_naturalness, not of a judging task"):
         judge(str(two), tmp_path / "x", limit=2, task_args={"reuse": str(two)})
+
+
+def test_active_pairing_stops_when_settled_and_keeps_its_state_in_the_log(gens, tmp_path: Path) -> None:
+    two, third = gens
+    logs = f"{two},{third}"
+    settled = judge(logs, tmp_path / "s", task_args={"pairing": "active", "batch": 3, "budget": 60})
+    spent = judge(logs, tmp_path / "b", task_args={"pairing": "active", "batch": 3, "budget": 60, "stop": "budget"})
+    assert len(spent.samples) == 60
+    assert 3 <= len(settled.samples) < 60
+    # the log shows the state each batch was chosen from: the ranking settling before the stop
+    states = [s.metadata["pairing"] for s in settled.samples]
+    last = max(states, key=lambda st: st["round"])
+    assert last["matchups_before"] < len(settled.samples) <= last["matchups_before"] + 3  # one batch of 3
+    assert all("expected_misordered_pairs" in st for st in states if st["round"] > 1)
+    # the first batches are the same matchups whatever the stopping rule
+    first = [s.id for s in settled.samples]
+    assert set(first) <= {s.id for s in spent.samples}
+
+
+def test_settle_rule_on_the_source_directly(gens) -> None:
+    """ActiveSource stops a dimension when the order is unchanged and the expected mis-orderings are low,
+    and records why; with stop=budget it only stops at the budget."""
+    import asyncio
+
+    from eq_evals.pairwise.logs import load_generations
+    from eq_evals.pairwise.matchups import ActiveSource, Pool
+    from eq_evals.ratings import Comparison
+
+    two, third = gens
+    pool = Pool(load_generations(f"{two},{third}"), "en", None)
+    ranks = {m: i for i, m in enumerate(pool.models)}
+
+    def run(stop: str) -> ActiveSource:
+        src = ActiveSource(pool, batch=3, budget=40, seed=1, stop=stop)
+        batch = src.initial_samples()
+        while batch:
+            for s in batch:  # a perfectly consistent judge: the earlier model in `ranks` always wins by 3
+                md = s.metadata
+                a_wins = ranks[md["model_a"]] < ranks[md["model_b"]]
+                src.comparisons[md["dimension"]].append(Comparison(md["model_a"], md["model_b"], 1.0 if a_wins else 0.0,
+                                                                    3, md["item"], dimension=md["dimension"]))
+            batch = asyncio.run(src.next_samples())
+        return src
+
+    settled, spent = run("settled"), run("budget")
+    [(dim, info)] = settled.stopped.items()
+    assert info["reason"] == "settled" and info["matchups"] < 40 and info["order"] == pool.models
+    assert info["expected_misordered_pairs"] < 0.5
+    assert spent.stopped[dim]["reason"] == "budget" and spent.stopped[dim]["matchups"] == 40
