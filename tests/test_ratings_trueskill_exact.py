@@ -114,3 +114,23 @@ def test_a_worker_error_names_the_table():
     comps = [Comparison("a", "b", 1.0, 1, "i1", dimension="d1"), Comparison("a", "b", 0.5, 0, "i2", dimension="d2")]
     with pytest.raises(EqEvalsError, match="unknown method"):
         build_tables(comps, "nope", 0, 0, progress=False, workers=2)
+
+
+def test_settle_check_needs_a_stable_order_and_few_expected_misorderings():
+    from eq_evals.ratings import settle_check
+
+    models = ["a", "b", "c"]
+    beats = [("a", "b"), ("b", "c"), ("a", "c")]
+    few = [Comparison(x, y, 1.0, 2, f"i{k}") for k, (x, y) in enumerate(beats)]
+    orders: list = []
+    settled, info = settle_check(few, models, orders, settle_misorder=0.5, settle_rounds=2)
+    assert not settled and info["order"] == models and info["unchanged_batches"] == 0
+    many = [Comparison(x, y, 1.0, 3, f"i{k}-{n}") for n in range(40) for k, (x, y) in enumerate(beats)]
+    results = [settle_check(many, models, orders, 0.5, 2) for _ in range(2)]
+    assert [r[0] for r in results] == [False, True]  # the order must repeat settle_rounds times
+    assert results[1][1]["expected_misordered_pairs"] < 0.5 and results[1][1]["unchanged_batches"] == 2
+    # a strict threshold is not met by the same evidence
+    assert not settle_check(many, models, orders, 1e-9, 2)[0]
+    # a disconnected graph is never settled
+    apart = [Comparison("a", "b", 1.0, 3, f"j{n}") for n in range(50)]
+    assert not settle_check(apart, models, [("a", "b", "c")] * 3, 10.0, 2)[0]

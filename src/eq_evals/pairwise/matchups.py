@@ -27,10 +27,10 @@ from eq_evals.pairwise.logs import Generation, load_generations
 from eq_evals.ratings import (
     Comparison,
     active_pairs,
-    active_state,
     adaptive_pairs,
     facet_seed_round,
     ranking_unchanged,
+    settle_check,
     trueskill_facet,
 )
 
@@ -215,24 +215,17 @@ class ActiveSource(SampleSource):
         self.round = 0
 
     def _settled(self, d: str) -> dict[str, Any] | None:
-        """The stop record when dimension d is settled; else None, with the state kept in self.state[d]."""
+        """The stop record when dimension d is settled (``ratings.settle_check``); else None. The state is
+        kept in self.state[d] for the batch's metadata."""
         self.state[d] = {"round": self.round, "matchups_before": len(self.compared[d])}
         if not self.comparisons[d]:
             return None
-        state = active_state(self.comparisons[d], self.pool.models)
-        order = tuple(m for _, m in sorted(zip(-state.theta, state.models)))
-        self.orders[d].append(order)
-        unchanged = 0
-        for previous in reversed(self.orders[d][:-1]):
-            if previous != order:
-                break
-            unchanged += 1
-        expected = state.expected_discordant()
-        self.state[d].update(expected_misordered_pairs=round(expected, 4), unchanged_batches=unchanged,
-                             connected=state.connected)
-        if (self.stop == "settled" and state.connected and expected < self.settle_misorder
-                and unchanged >= self.settle_rounds):
-            return {"reason": "settled", "expected_misordered_pairs": round(expected, 4), "order": list(order)}
+        settled, info = settle_check(self.comparisons[d], self.pool.models, self.orders[d], self.settle_misorder,
+                                     self.settle_rounds)
+        self.state[d].update({k: v for k, v in info.items() if k != "order"})
+        if self.stop == "settled" and settled:
+            return {"reason": "settled", "expected_misordered_pairs": info["expected_misordered_pairs"],
+                    "order": info["order"]}
         return None
 
     def _finish(self, d: str, info: dict[str, Any]) -> None:
