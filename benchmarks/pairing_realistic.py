@@ -4,8 +4,9 @@ Run: python benchmarks/pairing_realistic.py      (writes benchmarks/results/pair
 
 The pairing strategies and their scoring are pairing_efficiency.py's (round robin checked per item and per
 batch, FACET's adaptive rounds, active pairing with the whole budget), plus active pairing with the
-stopping rule of the judging task (``ratings.settle_check``, defaults settle_misorder 0.5, settle_rounds 2):
-where it stops, with how many calls and which Kendall tau. The judge is harsher than pairing_efficiency's:
+stopping rule of the judging task (``ratings.settle_check`` with settle_rounds 2 and each settle_misorder of
+``--settle-misorder``; the task's default, 1.0, was chosen from this benchmark's first run, on these seeds):
+where it would stop, with how many calls and which Kendall tau. The judge is harsher than pairing_efficiency's:
 
 - per-item difficulty: each item scales the judge's noise by a factor drawn from [0.5, 2.0];
 - length preference: each model writes replies of its own typical length (log-normal per item), and

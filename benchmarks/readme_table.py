@@ -69,6 +69,24 @@ def rows() -> list[list[str]]:
                     f"{s['ratio_active']} of round robin (FACET adaptive {s['ratio_facet_adaptive']})",
                     f"≤ {pe['target_ratio']}", "met" if pe["target_met"]["active"] else "not met", _date(pe),
                     _machine(pe.get("machine"))])
+    pr = _json("pairing_realistic.json")
+    if pr:
+        c, sus = pr["config"], pr["median_calls_to_target"]["sustained"]
+        setting = (f"{c['models']} models, {c['seeds']} seeds; judge with "
+                   f"{pr['judge']['flip_rate_measured_round_robin']:.0%} position flips, ties, length preference, "
+                   "item difficulty")
+        shares = ", ".join(f"{arm} {v['share_of_round_robin']}" for arm, v in sus.items())
+        out.append([f"Judge calls for Kendall τ ≥ {c['target']} (sustained, median share of round robin)", setting,
+                    shares, f"active ≤ {pr['target_share']}", "met" if pr["target_met"]["active"] else "not met",
+                    _date(pr), _machine(pr.get("machine"))])
+        for name, st in pr["active_with_stopping_rule"].items():
+            if st["median_calls"] is None:
+                continue
+            out.append([f"Active judging with the stopping rule ({name})", setting,
+                        f"stopped in {st['stopped_runs']}/{st['runs']} runs at a median "
+                        f"{st['median_share_of_round_robin_calls']} of round robin's calls, τ {st['median_tau_at_stop']}"
+                        f" ({st['share_of_stops_with_tau_at_target']:.0%} of stops at τ ≥ {c['target']})",
+                        "stop once settled", "", _date(pr), _machine(pr.get("machine"))])
     ho = RESULTS / "harness_overhead.md"
     if ho.exists():
         text = ho.read_text()
@@ -81,7 +99,8 @@ def rows() -> list[list[str]]:
                         "met" if float(ratio.group(1)) <= float(ratio.group(2)) else "not met",
                         date.group(1)[:10] if date else "not recorded",
                         f"{cores.group(1)} cores, load not recorded" if cores else "not recorded"])
-    for name in ("bt_speed.json", "trueskill_speed.json", "pairing_efficiency.json", "harness_overhead.md"):
+    for name in ("bt_speed.json", "trueskill_speed.json", "pairing_efficiency.json", "pairing_realistic.json",
+                 "harness_overhead.md"):
         if not (RESULTS / name).exists():
             out.append([name, "no result file", "", "", "", "", ""])
     return out

@@ -193,7 +193,7 @@ class ActiveSource(SampleSource):
     and kept in ``ActiveSource.stopped``."""
 
     def __init__(self, pool: Pool, batch: int, budget: int | None, seed: int, stop: str = "settled",
-                 settle_misorder: float = 0.5, settle_rounds: int = 2) -> None:
+                 settle_misorder: float = 1.0, settle_rounds: int = 2) -> None:
         if stop not in ("settled", "budget"):
             raise EqEvalsError(f"-T stop={stop}: expected settled or budget")
         if settle_rounds < 1 or settle_misorder <= 0:
@@ -275,7 +275,7 @@ class ActiveSource(SampleSource):
 def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None = None,
                       generation_tasks: list[str] | None = None, pairing: str = "round_robin",
                       max_rounds: int = 10, pairs_per_round: int = 20, seed: int = 42, batch: int = 10,
-                      budget: int | None = None, stop: str = "settled", settle_misorder: float = 0.5,
+                      budget: int | None = None, stop: str = "settled", settle_misorder: float = 1.0,
                       settle_rounds: int = 2) -> list[Sample] | SampleSource:
     """Matchups from the generation logs of two or more models (a folder or comma-separated files)."""
     if not logs:

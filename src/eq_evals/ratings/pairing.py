@@ -254,7 +254,7 @@ class ActiveState:
 
 
 def settle_check(comparisons: Sequence[Comparison], models: Iterable[str], orders: list[tuple[str, ...]],
-                 settle_misorder: float = 0.5, settle_rounds: int = 2) -> tuple[bool, dict]:
+                 settle_misorder: float = 1.0, settle_rounds: int = 2) -> tuple[bool, dict]:
     """Active judging's stopping rule (issue 14): is the ranking settled after these comparisons?
 
     Appends the current fitted order to ``orders`` (the caller keeps it between batches). Settled when the
