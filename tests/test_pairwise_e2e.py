@@ -138,7 +138,7 @@ def test_verdict_parsing(reply: str, expected) -> None:
 
 
 def test_active_pairing_spends_its_budget_on_informative_pairs(generations: Path, tmp_path: Path) -> None:
-    log = judge(generations, "eq_evals/scripted-judge", tmp_path, pairing="active", batch=5, budget=24)
+    log = judge(generations, "eq_evals/scripted-judge", tmp_path, pairing="active", batch=5, budget=24, stop="budget")
     assert log.status == "success", log.error
     phases = [s.scores["pairwise_judge"].metadata["phase"] for s in log.samples]
     assert phases.count("connect") == 3  # a cycle through the three models connects the comparison graph

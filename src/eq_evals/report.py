@@ -34,6 +34,7 @@ from tqdm import tqdm
 from eq_evals.core.sources import mixed_versions
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import expand_log_paths
+from eq_evals.ratings.parallel import run_calls
 from eq_evals.ratings import (
     Comparison,
     Rating,
@@ -219,28 +220,40 @@ class Table:
     dimension_means: dict[str, tuple[float, int]] = field(default_factory=dict)
 
 
+PARALLEL_MIN_COMPARISONS = 50_000  # below this, forking workers costs more than it saves
+
+
 def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, seed: int,
-                 progress: bool = True) -> list[Table]:
+                 progress: bool = True, workers: int | None = None) -> list[Table]:
+    """One table per (language, dimension) plus each language's pooled Overall table.
+
+    The tables are rated in parallel worker processes (``ratings.parallel``): ``workers`` None = the usable
+    cores (or EQ_EVALS_WORKERS) when there are at least PARALLEL_MIN_COMPARISONS comparisons, else one."""
     groups: dict[tuple[str, str], list[Comparison]] = defaultdict(list)
     for c in comparisons:
         groups[(c.language, c.dimension)].append(c)
         groups[(c.language, "overall")].append(c)
-    tables = []
-    for (language, dimension), comps in tqdm(sorted(groups.items()), desc=f"rating ({method})", unit="table",
-                                              disable=not progress):
+    jobs = []
+    for (language, dimension), comps in sorted(groups.items()):
         if dimension == "overall" and len({c.dimension for c in comps}) == 1:
             continue  # one dimension only: overall is the same table
         models = {c.model_a for c in comps} | {c.model_b for c in comps}
         if len(models) < 2:
             raise EqEvalsError(f"{language}/{dimension}: only one model ({models.pop()}); ratings need two or more")
-        try:
-            ratings = leaderboard(rate(comps, method, bootstrap, seed))
-        except ValueError as ex:
-            raise EqEvalsError(f"{language}/{dimension}: {ex}") from None
+        jobs.append((language, dimension, comps))
+    if workers is None and len(comparisons) < PARALLEL_MIN_COMPARISONS:
+        workers = 1
+    with tqdm(total=len(jobs), desc=f"rating ({method})", unit="table", disable=not progress) as bar:
+        results = run_calls([(rate, (comps, method, bootstrap, seed)) for _, _, comps in jobs],
+                            [len(comps) for _, _, comps in jobs], workers, on_done=bar.update)
+    tables = []
+    for (language, dimension, comps), (ratings, error) in zip(jobs, results):
+        if error is not None:
+            raise EqEvalsError(f"{language}/{dimension}: {error}") from None
         note = ""
         if all(c.outcome == 0.5 for c in comps):
             note = "every comparison is a draw: the ratings carry no ranking information"
-        tables.append(Table(language, dimension, ratings, len(comps), note))
+        tables.append(Table(language, dimension, leaderboard(ratings), len(comps), note))
     for t in tables:
         if t.dimension == "overall":
             per_dim = [d for d in tables if d.language == t.language and d.dimension != "overall"]
