@@ -57,8 +57,11 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_ratings(args: argparse.Namespace) -> int:
     from eq_evals.report import run
 
-    result = run(args.logs, args.out, args.method, args.bootstrap, args.seed, progress=not args.quiet)
+    result = run(args.logs, args.out, args.method, args.bootstrap, args.seed, progress=not args.quiet,
+                 allow_partial=args.allow_partial)
     print((__import__("pathlib").Path(args.out) / "leaderboard.md").read_text(encoding="utf-8"))
+    for warning in result["warnings"]:
+        print(f"eq-evals: {warning}", file=sys.stderr)
     print(f"written: {args.out}/leaderboard.md, .csv, .json" + (", .png" if result["tables"] else ""))
     return 0
 
@@ -87,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     p_rate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p_rate.add_argument("--out", default="ratings", help="output folder (default: ./ratings)")
     p_rate.add_argument("--quiet", action="store_true", help="no progress bars")
+    p_rate.add_argument("--allow-partial", action="store_true",
+                        help="include logs that are not complete (cancelled, errored), marked partial in every output")
     p_rate.set_defaults(func=cmd_ratings)
     p_agree = sub.add_parser("agreement", help="Cohen's/Fleiss' kappa and Krippendorff's alpha between judges and human labels")
     p_agree.add_argument("judgments", nargs="+", help="judgment logs (eq_evals/facet_pairwise)")

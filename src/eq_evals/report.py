@@ -30,6 +30,7 @@ from typing import Any, Iterable
 from inspect_ai.log import EvalLog, read_eval_log
 from tqdm import tqdm
 
+from eq_evals import logcheck
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import expand_log_paths
 from eq_evals.ratings import (
@@ -52,7 +53,7 @@ OBJECTIVE_DIMENSIONS = ("apparent_emotion", "hidden_emotion", "emotion_predictio
 # ΔZ's subjective term is FACET's Overall whatever --method rates the tables with (spec §6.4, §4.7).
 SUBJECTIVE_STATISTIC = ("Overall TrueSkill mu (FACET's Subjective Average: TrueSkill as FACET rates, on all "
                         "dimensions' comparisons of the language pooled; spec §4.7, §6.4)")
-OBJECTIVE_META = {"objective_average", "partial_average", "missing_dimensions"}
+OBJECTIVE_META = {"objective_average", "partial_average", "missing_dimensions", "partial_run"}
 MIN_COHORT = 3  # z-scores over fewer models are meaningless (spec §6.4 caveat)
 METHODS: dict[str, str] = {
     "bt": "Bradley-Terry (margin pseudo-wins, Elo scale, item bootstrap 95% CI)",
@@ -93,20 +94,23 @@ class Collected:
     objective_duplicates: int = 0
     sage_logs: list[str] = field(default_factory=list)
     judged_models: set[str] = field(default_factory=set)
+    # Logs that are not complete (logcheck): skipped with a warning, or with --allow-partial kept and marked.
+    selection: logcheck.Selection = field(default_factory=logcheck.Selection)
+    partial_groups: set[tuple[str, str]] = field(default_factory=set)      # (language, dimension) of comparisons
+    partial_objective: set[tuple[str, str]] = field(default_factory=set)   # (model, language) of objective scores
 
 
 def _task_name(log: EvalLog) -> str:
     return log.eval.task.split("/")[-1]
 
 
-def _read(path: str, header_only: bool = False) -> EvalLog:
-    try:
-        return read_eval_log(path, header_only=header_only)
-    except Exception as ex:  # noqa: BLE001
-        raise EqEvalsError(f"{path} is not a readable Inspect log: {ex}") from None
+_read = logcheck.read
 
 
-def collect(paths: Iterable[str], progress: bool = True) -> Collected:
+def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = False) -> Collected:
+    """Comparisons and objective scores from the logs. A log that is not complete (cancelled, errored,
+    errored samples; see ``eq_evals.logcheck``) is skipped with a warning, or kept with ``allow_partial`` and
+    everything built from it marked partial. SAGE logs are checked the same way by the SAGE leaderboard."""
     files = expand_log_paths(list(paths))
     out = Collected()
     unknown = []
@@ -117,6 +121,10 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
             out.sage_logs.append(path)
             continue
         log = _read(path)
+        info = logcheck.check(log, path)
+        if not logcheck.add(out.selection, log, info, allow_partial):
+            continue
+        partial = not info.complete
         if task in OBJECTIVE_TASKS:
             for s in log.samples or []:
                 score = (s.scores or {}).get("facet_objective")
@@ -125,6 +133,8 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
                 md = s.metadata or {}
                 value = float(score.value) if isinstance(score.value, (int, float)) else float("nan")
                 entries = out.objective[(log.eval.model, md.get("language", "en"), md.get("dimension", task))]
+                if partial:
+                    out.partial_objective.add((log.eval.model, md.get("language", "en")))
                 key, new = (str(s.id), int(s.epoch)), (log.stats.completed_at or log.eval.created or "", index, value, score.metadata or {})
                 if key in entries:
                     out.objective_duplicates += 1
@@ -158,6 +168,8 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
                                   language=md["language"], judge=j["judge"], conflicted=r["conflicted"],
                                   phase=md.get("phase", ""), plus_a=r.get("plus_a"), plus_b=r.get("plus_b"))
                 out.comparisons.append(comp)
+                if partial:
+                    out.partial_groups |= {(comp.language, comp.dimension), (comp.language, "overall")}
                 if comp.winner is not None and longer is not None:
                     stats.decisive += 1
                     stats.longer_wins += int(comp.winner == longer)
@@ -200,13 +212,14 @@ class Table:
     ratings: list[Rating]
     n_comparisons: int
     note: str = ""
+    partial: bool = False  # some comparisons come from a log that is not complete (--allow-partial)
     # Overall tables only: model -> (plain mean of its per-dimension ratings, number of dimensions). A different
     # statistic from the Overall rating, which rates all dimensions' comparisons pooled (spec §4.7 REC).
     dimension_means: dict[str, tuple[float, int]] = field(default_factory=dict)
 
 
 def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, seed: int,
-                 progress: bool = True) -> list[Table]:
+                 progress: bool = True, partial_groups: Iterable[tuple[str, str]] = ()) -> list[Table]:
     groups: dict[tuple[str, str], list[Comparison]] = defaultdict(list)
     for c in comparisons:
         groups[(c.language, c.dimension)].append(c)
@@ -226,7 +239,8 @@ def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, see
         note = ""
         if all(c.outcome == 0.5 for c in comps):
             note = "every comparison is a draw: the ratings carry no ranking information"
-        tables.append(Table(language, dimension, ratings, len(comps), note))
+        tables.append(Table(language, dimension, ratings, len(comps), note,
+                            partial=(language, dimension) in set(partial_groups)))
     for t in tables:
         if t.dimension == "overall":
             per_dim = [d for d in tables if d.language == t.language and d.dimension != "overall"]
@@ -251,6 +265,8 @@ def objective_rows(collected: Collected) -> dict[str, dict[str, dict[str, Any]]]
             out[language][model][dimension] = 100 * sum(values) / len(values)
     for language, models in out.items():
         for model, dims in models.items():
+            if (model, language) in collected.partial_objective:
+                dims["partial_run"] = True  # some scores come from a log that is not complete
             present = [d for d in OBJECTIVE_DIMENSIONS if d in dims]
             missing = [d for d in OBJECTIVE_DIMENSIONS if d not in dims]
             dims["objective_average"] = (sum(dims[d] for d in present) / len(present)) if not missing else None
@@ -343,7 +359,10 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
     for t in tables:
         title = "Overall (all dimensions pooled)" if t.dimension == "overall" else t.dimension
         overall = t.dimension == "overall"
-        lines += [f"## {t.language} / {title}", "", f"{t.n_comparisons} comparisons." + (f" Note: {t.note}." if t.note else ""), "",
+        partial = (" PARTIAL: some comparisons come from logs that are not complete (see Notes)."
+                   if t.partial else "")
+        lines += [f"## {t.language} / {title}" + (" (partial)" if t.partial else ""), "",
+                  f"{t.n_comparisons} comparisons." + (f" Note: {t.note}." if t.note else "") + partial, "",
                   "| rank | model | rating | 95% interval | matchups | wins | losses | draws |"
                   + (" mean of dimension ratings † |" if overall else ""),
                   "|---|---|---|---|---|---|---|---|" + ("---|" if overall else "")]
@@ -354,7 +373,7 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
             if overall:
                 mean, n = t.dimension_means.get(r.model, (None, 0))
                 extra = f" {_fmt(mean)} ({n} dim.) |" if mean is not None else " |"
-            lines.append(f"| {i} | {r.model} | {_fmt(r.score)} | {interval} | {r.n} | {r.wins} | {r.losses} | {r.draws} |"
+            lines.append(f"| {i} | {r.model}{' (partial)' if t.partial else ''} | {_fmt(r.score)} | {interval} | {r.n} | {r.wins} | {r.losses} | {r.draws} |"
                          + extra)
         if overall:
             lines += ["", f"† {DIMENSION_MEAN_LABEL[0].upper() + DIMENSION_MEAN_LABEL[1:]}."]
@@ -383,7 +402,8 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
                 else:
                     average = (f"partial: {_fmt(v.get('partial_average'))} (missing "
                                f"{', '.join(v['missing_dimensions'])})")
-                lines.append(f"| {model} | " + " | ".join(_fmt(v.get(d)) for d in dims) + f" | {average} |")
+                name = f"{model} (partial)" if v.get("partial_run") else model
+                lines.append(f"| {name} | " + " | ".join(_fmt(v.get(d)) for d in dims) + f" | {average} |")
             lines.append("")
     if crisis:
         lines += ["## Crisis Recognition confusion matrix (spec §2.2)", "",
@@ -431,6 +451,7 @@ def rows_for_csv(tables: list[Table]) -> list[dict[str, Any]]:
             lo, hi = _interval(r)
             mean = t.dimension_means.get(r.model)
             rows.append({"language": t.language, "dimension": t.dimension, "rank": rank, "model": r.model,
+                         "partial": t.partial,
                          "rating": round(r.score, 3), "lower": None if lo is None else round(lo, 3),
                          "upper": None if hi is None else round(hi, 3), "sigma": r.sigma, "matchups": r.n,
                          "wins": r.wins, "losses": r.losses, "draws": r.draws,
@@ -474,9 +495,10 @@ def plot(tables: list[Table], path: Path, method: str) -> None:
 
 
 def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
-        progress: bool = True) -> dict[str, Any]:
-    collected = collect(paths, progress)
-    tables = build_tables(collected.comparisons, method, bootstrap, seed, progress) if collected.comparisons else []
+        progress: bool = True, allow_partial: bool = False) -> dict[str, Any]:
+    collected = collect(paths, progress, allow_partial)
+    tables = (build_tables(collected.comparisons, method, bootstrap, seed, progress, collected.partial_groups)
+              if collected.comparisons else [])
     judges = {}
     for judge, stats in collected.judges.items():
         d = stats.as_dict()
@@ -494,10 +516,15 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     if collected.sage_logs:
         from eq_evals.sage import leaderboard as sage_lb
 
-        rows = sage_lb.collect(collected.sage_logs)
+        rows = sage_lb.collect(collected.sage_logs, allow_partial=allow_partial)
+        collected.selection.warnings += rows.warnings
+        rows.warnings = []
         sage_md, sage_rows = sage_lb.render(rows), json.loads(sage_lb.to_json(rows))
+    warnings = collected.selection.warnings
     if not (tables or objective or sage_rows or crisis):
-        raise EqEvalsError("nothing to rate: the logs hold no judged comparisons, objective scores or SAGE samples")
+        raise EqEvalsError("\n".join(["nothing to rate: the logs hold no judged comparisons, objective scores or "
+                                      "SAGE samples", *warnings]))
+    notes += [w.removeprefix("warning: ") for w in warnings]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "leaderboard.md").write_text(render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes), encoding="utf-8")
@@ -511,7 +538,8 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
               "tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL,
               "judges": judges, "objective": objective, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
               "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
-              "objective_notes": notes}
+              "objective_notes": notes, "warnings": warnings,
+              "partial_logs": [i.as_dict() for i in collected.selection.partial]}
     (out / "leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     if tables:
         plot(tables, out / "leaderboard.png", method)
