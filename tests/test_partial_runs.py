@@ -45,8 +45,10 @@ def interrupt_a_run(log_dir: Path) -> Path:
     proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(log_dir)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.time() + 60
-    time.sleep(5)  # start-up, then a few 0.25 s samples
+    deadline = time.time() + 90
+    while not list(log_dir.glob("*.eval")) and time.time() < deadline:  # the log is created when the run starts
+        time.sleep(0.2)
+    time.sleep(2)  # a few 0.25 s samples
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=max(1, deadline - time.time()))
     [info] = list_eval_logs(str(log_dir))
@@ -190,3 +192,28 @@ def test_sage_with_every_sample_unscored_reports_no_interval(tmp_path: Path) -> 
     assert math.isnan(metrics["stderr"]) and math.isnan(metrics["lower"]) and math.isnan(metrics["upper"])
     info = logcheck.check(read_eval_log(log.location), log.location)
     assert info.n_unscored == 2 and set(info.unscored) == {("sage_scorer", "simulator_unparseable")}
+
+
+def test_doctor_reports_state_unscored_reasons_and_comparability(logs: dict[str, Path], tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture) -> None:
+    assert cli(["doctor", str(logs["objective"])]) == 0
+    out = capsys.readouterr().out
+    assert "2 log(s): 2 complete, 0 partial" in out and "task facet_hidden (version 1)" in out
+    assert "facet_objective: 60 scored, 0 unscored" in out
+    assert cli(["check", str(logs["objective"]), str(logs["cancelled"])]) == 1
+    out = capsys.readouterr().out
+    assert "PARTIAL: STATUS CANCELLED" in out and "1 partial" in out and "inspect eval-retry" in out
+    # a rerun with other arguments cannot be compared; an all-unscored SAGE log shows its reasons
+    inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-oracle", task_args={"language": "zh"}, limit=2,
+                 log_dir=str(tmp_path / "zh"), display="none")
+    roles = {"simulated_user": get_model("eq_evals/scripted-sage-user", changes=5, garble="emotion", garble_at=1)}
+    inspect_eval("eq_evals/sage", model="eq_evals/scripted-echo", model_roles=roles, log_dir=str(tmp_path / "sage"),
+                 display="none", limit=2, task_args={"max_parse_retries": 0})
+    assert cli(["doctor", str(logs["objective"]), str(tmp_path / "zh"), str(tmp_path / "sage"), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert any("facet_hidden: logs differ in task arguments" in n for n in report["comparability"])
+    assert any("facet_hidden: logs differ in item set" in n for n in report["comparability"])
+    [sage] = [d for d in report["logs"] if d["task"] == "sage"]
+    assert sage["complete"] and sage["unscored"] == [{"scorer": "sage_scorer", "reason": "simulator_unparseable",
+                                                      "count": 2}]
+    assert report["summary"]["unscored_scores"] == 2

@@ -69,7 +69,7 @@ def cmd_ratings(args: argparse.Namespace) -> int:
 def cmd_agreement(args: argparse.Namespace) -> int:
     from eq_evals.agreement_cli import main as agreement_main
 
-    return agreement_main(args.judgments, args.human, args.out)
+    return agreement_main(args.judgments, args.human, args.out, allow_partial=args.allow_partial)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     from eq_evals.sage.cli import register as register_sage  # the `eq-evals sage ...` group
 
     register_sage(sub)
+    from eq_evals.doctor import register as register_doctor  # `eq-evals doctor` / `eq-evals check`
+
+    register_doctor(sub)
     p_rate = sub.add_parser("ratings", help="leaderboards (Markdown, CSV, JSON, PNG) from judgment, objective and SAGE logs")
     p_rate.add_argument("logs", nargs="+", help="log files or folders")
     p_rate.add_argument("--method", default="bt", choices=["bt", "trueskill", "eqbench3", "elo"],
@@ -99,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
                          help="CSV with columns sample_id, rater, label (A, B, DRAW or a model name) and an optional "
                               "dimension column checked against the matchup")
     p_agree.add_argument("--out", help="also write the report as JSON")
+    p_agree.add_argument("--allow-partial", action="store_true",
+                         help="include judgment logs that are not complete (cancelled, errored), marked partial")
     p_agree.set_defaults(func=cmd_agreement)
     args = parser.parse_args(argv)
     try:

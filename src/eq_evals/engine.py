@@ -222,8 +222,24 @@ def substitute(value: Any, params: dict[str, Any]) -> Any:
     return value
 
 
+def check_arguments(spec: TaskDecl, kwargs: dict[str, Any]) -> None:
+    """An argument the task does not declare is an error listing the valid ones (Inspect itself only warns and
+    runs with the default, e.g. a misspelled ``-T langauge=zh`` would run in English). ``model`` is passed by
+    Inspect to every task."""
+    import difflib
+
+    unknown = sorted(set(kwargs) - set(spec.parameters) - {"model"})
+    if unknown:
+        hints = [f"{name} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(name, spec.parameters, 1))
+                 else name for name in unknown]
+        valid = ", ".join(spec.parameters) or "none"
+        raise EqEvalsError(f"task {spec.name}: unknown parameter(s) -T {', -T '.join(hints)}; valid parameters: "
+                           f"{valid} (see `eq-evals list`)")
+
+
 def build_task(decl: Declaration, **kwargs: Any) -> Task:
     spec = decl.spec
+    check_arguments(spec, kwargs)
     params: dict[str, Any] = {}
     for pname, p in spec.parameters.items():
         if p.required and kwargs.get(pname) is None:
@@ -264,7 +280,8 @@ def _task_function(decl: Declaration) -> Callable[..., Task]:
         inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=p.default,
                           annotation=PARAM_TYPES[p.type] | None if p.default is None else PARAM_TYPES[p.type])
         for n, p in spec.parameters.items()
-    ], return_annotation=Task)
+    ] + [inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)],  # so unknown -T names reach check_arguments
+        return_annotation=Task)
     return task(name=spec.name, benchmark=spec.benchmark)(factory)
 
 
