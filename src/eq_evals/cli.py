@@ -38,9 +38,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     import os
 
     os.environ["HF_HUB_OFFLINE"] = "1"  # a listing counts what is here; it never downloads data
-    from eq_evals.engine import load_declarations
+    from eq_evals.engine import load_declarations_tolerant
+    from eq_evals.resources import display_path
 
-    for decl in load_declarations():
+    decls, broken = load_declarations_tolerant()
+    for file, error in broken.items():
+        print(f"eq-evals: BROKEN {display_path(file)}: {error}", file=sys.stderr)
+    for decl in decls:
         spec = decl.spec
         if args.benchmark and spec.benchmark != args.benchmark:
             continue
@@ -51,7 +55,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             choices = f" {p.choices}" if p.choices else ""
             print(f"  -T {name}={p.default!r} ({p.type}{choices}): {p.description}")
         print()
-    return 0
+    return 1 if broken else 0
 
 
 def cmd_ratings(args: argparse.Namespace) -> int:
