@@ -35,14 +35,14 @@ import sys
 from inspect_ai import eval
 import eq_evals._registry
 eval("eq_evals/facet_hidden", model="eq_evals/scripted-wrong", model_args={"delay": 0.25}, max_samples=1,
-     log_dir=sys.argv[1], display="none", limit=20)
+     log_dir=sys.argv[1], display="none", limit=int(sys.argv[2]))
 """
 
 
-def interrupt_a_run(log_dir: Path) -> Path:
+def interrupt_a_run(log_dir: Path, limit: int = 20) -> Path:
     """Start a slow facet_hidden run in its own process and stop it with SIGINT (Ctrl-C) after a few samples."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(log_dir)], env=env,
+    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(log_dir), str(limit)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 90
