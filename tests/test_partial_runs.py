@@ -217,3 +217,19 @@ def test_doctor_reports_state_unscored_reasons_and_comparability(logs: dict[str,
     assert sage["complete"] and sage["unscored"] == [{"scorer": "sage_scorer", "reason": "simulator_unparseable",
                                                       "count": 2}]
     assert report["summary"]["unscored_scores"] == 2
+
+
+def test_ratings_say_how_many_objective_answers_were_unscored(logs: dict[str, Path], tmp_path: Path) -> None:
+    from inspect_ai.scorer import Score
+
+    [info] = [i for i in list_eval_logs(str(logs["objective"]))
+              if read_eval_log(i, header_only=True).eval.model == "eq_evals/scripted-oracle"]
+    log = read_eval_log(info)
+    for sample in log.samples[:2]:
+        sample.scores["facet_objective"] = Score.unscored(reason="no_rule", explanation="no scoring rule")
+    write_eval_log(log, str(tmp_path / "in" / "oracle.eval"))
+    result = ratings([str(tmp_path / "in")], str(tmp_path / "out"), progress=False)
+    assert result["objective"]["en"]["eq_evals/scripted-oracle"]["hidden_emotion"] == 100.0
+    [note] = [n for n in result["objective_notes"] if "unscored" in n]
+    assert "eq_evals/scripted-oracle en/hidden_emotion: 2 of 60" in note
+    assert "unscored objective answers" in (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")

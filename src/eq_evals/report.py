@@ -508,6 +508,12 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     crisis = crisis_matrices(collected)
     gap = gap_rows(subjective_overall(collected.comparisons), objective) if collected.comparisons and objective else {}
     notes = []
+    unscored = {key: sum(1 for v in entries.values() if math.isnan(v[2]))
+                for key, entries in sorted(collected.objective.items())}
+    if any(unscored.values()):  # left out of the accuracies above, never counted as wrong
+        notes.append("unscored objective answers, left out of the accuracies: " + "; ".join(
+            f"{model} {language}/{dimension}: {n} of {len(collected.objective[(model, language, dimension)])}"
+            for (model, language, dimension), n in unscored.items() if n) + " (reasons: eq-evals doctor LOGS)")
     if collected.objective_duplicates:
         notes.append(f"{collected.objective_duplicates} objective scores appeared in more than one log (same model, "
                      "language, sample id and epoch, e.g. facet_objective and a single-dimension task): the newest "
