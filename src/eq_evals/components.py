@@ -24,7 +24,6 @@ DATASETS: dict[str, Callable[..., list]] = {}
 SOLVERS: dict[str, Callable[..., Any]] = {"generate": generate, "system_message": system_message}
 SCORERS: dict[str, Callable[..., Any]] = {}
 METRICS: dict[str, Callable[..., Metric]] = {"mean": mean, "stderr": stderr, "accuracy": accuracy}
-# "stderr" is replaced by eq_evals.core's scored_stderr (NaN, not 0, when no sample is scored) when core loads.
 REDUCERS = {"mean", "median", "mode", "max", "majority"}
 _CATALOGUES = {"dataset": DATASETS, "solver": SOLVERS, "scorer": SCORERS, "metric": METRICS}
 

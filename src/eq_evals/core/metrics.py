@@ -48,10 +48,3 @@ def no_interval_without_scores(inner: Metric, keys: tuple[str, ...] = ("lower", 
 
     return compute
 
-
-@metric(name="stderr")
-def scored_stderr(cluster: str | None = None) -> Metric:
-    """Inspect's ``stderr``, except that it is NaN (not 0) when no sample was scored."""
-    from inspect_ai.scorer import stderr
-
-    return no_interval_without_scores(stderr(cluster=cluster), keys=())
