@@ -151,6 +151,13 @@ def test_pairwise_skips_a_cancelled_generation_log(logs: dict[str, Path], tmp_pa
         for m in (s.metadata["model_a"], s.metadata["model_b"]):
             counts[m] = counts.get(m, 0) + 1
     assert set(counts) == set(MODELS) and counts["eq_evals/scripted-echo"] < counts["eq_evals/scripted-oracle"]
+    marked = {s.id for s in log.samples if s.metadata.get("partial_generations") == ["eq_evals/scripted-echo"]}
+    assert marked == {s.id for s in log.samples if "eq_evals/scripted-echo" in (s.metadata["model_a"],
+                                                                               s.metadata["model_b"])}
+    # the judging log is complete, but its leaderboard is built from a partial generation log: marked partial
+    result = ratings([log.location], str(tmp_path / "out"), bootstrap=20, progress=False)
+    assert result["tables"] and all(row["partial"] for row in result["tables"])
+    assert logcheck.check(read_eval_log(log.location)).partial_inputs == len(marked) > 0
 
 
 def test_pairwise_with_a_model_that_failed_every_prompt(tmp_path: Path) -> None:

@@ -51,6 +51,9 @@ def render(report: dict[str, Any]) -> str:
                   f"  {d['state'].upper() if not d['complete'] else 'complete'}: {d['present']} of "
                   f"{d['planned'] if d['planned'] is not None else '?'} planned samples in the log, "
                   f"{d['errored']} errored"]
+        if d["partial_inputs"]:
+            lines.append(f"  {d['partial_inputs']} sample(s) built from partial generation logs (allow_partial): "
+                         "their leaderboard rows are marked partial")
         for message, n in d["errors"].items():
             lines.append(f"  error x{n}: {message}")
         for scorer, n in d["scored"].items():

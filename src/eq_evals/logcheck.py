@@ -97,6 +97,7 @@ class LogCheck:
     errors: Counter = field(default_factory=Counter)            # first line of each sample error -> count
     unscored: Counter = field(default_factory=Counter)          # (scorer, reason) -> count
     scored: Counter = field(default_factory=Counter)            # scorer -> scored samples
+    partial_inputs: int = 0  # samples built from partial logs (facet_pairwise -T allow_partial=true)
     samples_read: bool = True
 
     @property
@@ -127,7 +128,7 @@ class LogCheck:
                 "roles": self.roles, "task_args": self.task_args, "dataset": self.dataset, "epochs": self.epochs,
                 "status": self.status, "complete": self.complete, "state": self.state(), "planned": self.planned,
                 "present": self.present, "errored": self.errored, "errors": dict(self.errors),
-                "scored": dict(self.scored),
+                "scored": dict(self.scored), "partial_inputs": self.partial_inputs,
                 "unscored": [{"scorer": s, "reason": r, "count": n} for (s, r), n in sorted(self.unscored.items())]}
 
 
@@ -153,6 +154,7 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
         return info
     for sample in log.samples:
         info.present += 1
+        info.partial_inputs += bool((sample.metadata or {}).get("partial_generations"))
         if sample.error is not None:
             info.errored += 1
             info.errors[_first_line(sample.error.message) or "(no message)"] += 1

@@ -150,6 +150,8 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
             if score is None or not score.metadata:
                 continue
             md = score.metadata
+            # a matchup judged from a partial generation log (facet_pairwise -T allow_partial=true)
+            from_partial = partial or bool((s.metadata or {}).get("partial_generations"))
             out.judged_models |= {md["model_a"], md["model_b"]}
             longer = (md["model_a"] if md.get("length_a", 0) > md.get("length_b", 0)
                       else md["model_b"] if md.get("length_b", 0) > md.get("length_a", 0) else None)
@@ -168,7 +170,7 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
                                   language=md["language"], judge=j["judge"], conflicted=r["conflicted"],
                                   phase=md.get("phase", ""), plus_a=r.get("plus_a"), plus_b=r.get("plus_b"))
                 out.comparisons.append(comp)
-                if partial:
+                if from_partial:
                     out.partial_groups |= {(comp.language, comp.dimension), (comp.language, "overall")}
                 if comp.winner is not None and longer is not None:
                     stats.decisive += 1

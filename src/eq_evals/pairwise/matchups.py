@@ -40,6 +40,8 @@ class Pool:
     def __init__(self, gens: list[Generation], language: str, dimensions: list[str] | None) -> None:
         self.models = sorted(g.model for g in gens)
         self.by_model = {g.model: g for g in gens}
+        # models whose generation log is not complete (kept with allow_partial): their matchups say so
+        self.partial = {g.model for g in gens if g.state != "complete"}
         instances: dict[Instance, dict[str, Any]] = {}
         for g in gens:
             for key, response in g.responses.items():
@@ -75,6 +77,7 @@ class Pool:
                 "user_input": self.info[key]["prompt"],
                 "response_a": self.by_model[a].responses[key].text,
                 "response_b": self.by_model[b].responses[key].text,
+                **({"partial_generations": sorted(self.partial & {a, b})} if self.partial & {a, b} else {}),
             },
         )
 
