@@ -111,6 +111,15 @@ def test_ratings_with_allow_partial_mark_the_cancelled_model_partial(logs: dict[
     assert "| eq_evals/scripted-wrong (partial) |" in md and "| eq_evals/scripted-oracle |" in md
 
 
+def test_a_partial_log_superseded_by_a_complete_rerun_is_not_marked(logs: dict[str, Path], tmp_path: Path) -> None:
+    inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-wrong", task_args={"language": "en"}, limit=20,
+                 log_dir=str(tmp_path / "rerun"), display="none")
+    result = ratings([str(logs["cancelled"]), str(tmp_path / "rerun")], str(tmp_path / "out"), progress=False,
+                     allow_partial=True)
+    assert "partial_run" not in result["objective"]["en"]["eq_evals/scripted-wrong"]  # every kept score is newer
+    assert result["partial_logs"]  # but the user is still told the partial log was read
+
+
 def test_ratings_on_a_cancelled_judging_log(logs: dict[str, Path], tmp_path: Path) -> None:
     cancelled = cut(logs["judged"], tmp_path / "cut" / "judged.eval", keep=4)
     with pytest.raises(EqEvalsError, match=r"nothing to rate(.|\n)*skipped .*judged.eval .*status cancelled"):
@@ -209,7 +218,7 @@ def test_doctor_reports_state_unscored_reasons_and_comparability(logs: dict[str,
     assert "facet_objective: 60 scored, 0 unscored" in out
     assert cli(["check", str(logs["objective"]), str(logs["cancelled"])]) == 1
     out = capsys.readouterr().out
-    assert "PARTIAL: STATUS CANCELLED" in out and "1 partial" in out and "inspect eval-retry" in out
+    assert "PARTIAL (status cancelled, " in out and "1 partial" in out and "inspect eval-retry" in out
     # a rerun with other arguments cannot be compared; an all-unscored SAGE log shows its reasons
     inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-oracle", task_args={"language": "zh"}, limit=2,
                  log_dir=str(tmp_path / "zh"), display="none")

@@ -48,7 +48,8 @@ def render(report: dict[str, Any]) -> str:
         lines += [d["path"],
                   f"  task {d['task']} (version {d['task_version']}), model {d['model']}, roles: {roles}",
                   f"  dataset {d['dataset']}, epochs {d['epochs']}; arguments: {args}",
-                  f"  {d['state'].upper() if not d['complete'] else 'complete'}: {d['present']} of "
+                  f"  {'complete' if d['complete'] else 'PARTIAL (' + d['state'].removeprefix('partial: ') + ')'}: "
+                  f"{d['present']} of "
                   f"{d['planned'] if d['planned'] is not None else '?'} planned samples in the log, "
                   f"{d['errored']} errored"]
         if d["partial_inputs"]:

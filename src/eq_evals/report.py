@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from inspect_ai.log import EvalLog, read_eval_log
 from tqdm import tqdm
 
 from eq_evals import logcheck
@@ -98,12 +97,10 @@ class Collected:
     selection: logcheck.Selection = field(default_factory=logcheck.Selection)
     partial_groups: set[tuple[str, str]] = field(default_factory=set)      # (language, dimension) of comparisons
     partial_objective: set[tuple[str, str]] = field(default_factory=set)   # (model, language) of objective scores
+    partial_indexes: set[int] = field(default_factory=set)  # order numbers of the partial logs kept
 
 
-def _task_name(log: EvalLog) -> str:
-    return log.eval.task.split("/")[-1]
-
-
+_task_name = logcheck.task_name
 _read = logcheck.read
 
 
@@ -125,6 +122,8 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
         if not logcheck.add(out.selection, log, info, allow_partial):
             continue
         partial = not info.complete
+        if partial:
+            out.partial_indexes.add(index)
         if task in OBJECTIVE_TASKS:
             for s in log.samples or []:
                 score = (s.scores or {}).get("facet_objective")
@@ -133,8 +132,6 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
                 md = s.metadata or {}
                 value = float(score.value) if isinstance(score.value, (int, float)) else float("nan")
                 entries = out.objective[(log.eval.model, md.get("language", "en"), md.get("dimension", task))]
-                if partial:
-                    out.partial_objective.add((log.eval.model, md.get("language", "en")))
                 key, new = (str(s.id), int(s.epoch)), (log.stats.completed_at or log.eval.created or "", index, value, score.metadata or {})
                 if key in entries:
                     out.objective_duplicates += 1
@@ -175,6 +172,9 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
                 if comp.winner is not None and longer is not None:
                     stats.decisive += 1
                     stats.longer_wins += int(comp.winner == longer)
+    # an objective row is partial when a score it keeps (after de-duplication) comes from a partial log
+    out.partial_objective = {(model, language) for (model, language, _), entries in out.objective.items()
+                             if any(v[1] in out.partial_indexes for v in entries.values())}
     if unknown:
         raise EqEvalsError("these logs are neither judgment logs (eq_evals/facet_pairwise), FACET objective logs "
                            "nor SAGE logs, so they cannot be rated: " + "; ".join(unknown))
