@@ -249,3 +249,21 @@ def test_ratings_say_how_many_objective_answers_were_unscored(logs: dict[str, Pa
     [note] = [n for n in result["objective_notes"] if "unscored" in n]
     assert "eq_evals/scripted-oracle en/hidden_emotion: 2 of 60" in note
     assert "unscored objective answers" in (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
+
+
+def test_doctor_shows_the_data_version_and_compares_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from conftest import shared_file
+
+    full = shared_file("longemotion", "Emotion_Detection_backup.jsonl")
+    cut_copy = tmp_path / "cut" / full.name
+    cut_copy.parent.mkdir()
+    cut_copy.write_text("\n".join(full.read_text(encoding="utf-8").splitlines()[:50]) + "\n", encoding="utf-8")
+    for where, data_dir in (("full", full.parent), ("cut", cut_copy.parent)):
+        inspect_eval("eq_evals/longemotion_detection", model="eq_evals/scripted-le_oracle", limit=2, epochs=1,
+                     task_args={"data_dir": str(data_dir), "variant": "original"}, log_dir=str(tmp_path / "logs"),
+                     display="none")
+    assert cli(["doctor", str(tmp_path / "logs")]) == 1
+    out = capsys.readouterr().out
+    assert "data: file=Emotion_Detection_backup.jsonl origin=data_dir" in out
+    assert "records=136 release_records=136" in out and "records=50 release_records=136" in out
+    assert "longemotion_detection: logs differ in data versions" in out

@@ -52,6 +52,8 @@ def render(report: dict[str, Any]) -> str:
                   f"{d['present']} of "
                   f"{d['planned'] if d['planned'] is not None else '?'} planned samples in the log, "
                   f"{d['errored']} errored"]
+        for version in d["data_versions"]:
+            lines.append(f"  data: {version}")
         if d["partial_inputs"]:
             lines.append(f"  {d['partial_inputs']} sample(s) built from partial generation logs (allow_partial): "
                          "their leaderboard rows are marked partial")

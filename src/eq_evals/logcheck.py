@@ -98,6 +98,7 @@ class LogCheck:
     unscored: Counter = field(default_factory=Counter)          # (scorer, reason) -> count
     scored: Counter = field(default_factory=Counter)            # scorer -> scored samples
     partial_inputs: int = 0  # samples built from partial logs (facet_pairwise -T allow_partial=true)
+    data_versions: list[str] = field(default_factory=list)  # distinct data_source records of the samples
     samples_read: bool = True
 
     @property
@@ -129,6 +130,7 @@ class LogCheck:
                 "status": self.status, "complete": self.complete, "state": self.state(), "planned": self.planned,
                 "present": self.present, "errored": self.errored, "errors": dict(self.errors),
                 "scored": dict(self.scored), "partial_inputs": self.partial_inputs,
+                "data_versions": self.data_versions,
                 "unscored": [{"scorer": s, "reason": r, "count": n} for (s, r), n in sorted(self.unscored.items())]}
 
 
@@ -152,9 +154,12 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
     if log.samples is None:
         info.present = results.completed_samples if results is not None else 0
         return info
+    versions: set[str] = set()
     for sample in log.samples:
         info.present += 1
         info.partial_inputs += bool((sample.metadata or {}).get("partial_generations"))
+        if (sample.metadata or {}).get("data_source"):  # e.g. LongEmotion: file, origin, revision, md5
+            versions.add(_data_version(sample.metadata["data_source"]))
         if sample.error is not None:
             info.errored += 1
             info.errors[_first_line(sample.error.message) or "(no message)"] += 1
@@ -164,7 +169,21 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
                 info.unscored[(name, unscored_reason(score))] += 1
             else:
                 info.scored[name] += 1
+    info.data_versions = sorted(versions)
     return info
+
+
+def _data_version(source: Any) -> str:
+    """A short description of where a sample's data came from: file, origin, revision and md5 per file."""
+    items = source if isinstance(source, list) else [source]
+    parts = []
+    for item in items:
+        if isinstance(item, dict):
+            keys = ("file", "origin", "revision", "md5", "records", "release_records")
+            parts.append(" ".join(f"{k}={item[k]}" for k in keys if item.get(k) is not None))
+        else:
+            parts.append(str(item))
+    return "; ".join(parts)
 
 
 def read_checked(path: str) -> tuple[EvalLog, LogCheck]:
@@ -247,6 +266,7 @@ def comparability(infos: list[LogCheck]) -> list[str]:
         differs("task arguments", lambda g: {k: v for k, v in g.task_args.items() if k not in LOCATION_ARGS})
         differs("item set", lambda g: sorted(g.sample_ids))
         differs("epochs", lambda g: g.epochs)
+        differs("data versions (file, origin, revision, md5)", lambda g: g.data_versions)
         differs("model roles (judge, simulated user, grader)", lambda g: g.roles)
         models = Counter(g.model for g in group)
         for model, n in sorted(models.items()):
