@@ -267,3 +267,16 @@ def test_doctor_shows_the_data_version_and_compares_it(tmp_path: Path, capsys: p
     assert "data: file=Emotion_Detection_backup.jsonl origin=data_dir" in out
     assert "records=136 release_records=136" in out and "records=50 release_records=136" in out
     assert "longemotion_detection: logs differ in data versions" in out
+
+
+def test_gap_rows_built_on_partial_data_are_marked() -> None:
+    from eq_evals.report import Collected, mark_partial_gap
+
+    gap = {"_cohort": {"en": ["a", "b"]}, "en": {"a": {"delta_z": 0.1}, "b": {"delta_z": -0.1}},
+           "zh": {"a": {"delta_z": 0.2}}}
+    collected = Collected(partial_objective={("b", "en")})
+    mark_partial_gap(gap, collected)
+    assert gap["en"]["b"]["partial_run"] and "partial_run" not in gap["en"]["a"] and "partial_run" not in gap["zh"]["a"]
+    collected = Collected(partial_groups={("zh", "overall")})
+    mark_partial_gap(gap, collected)
+    assert gap["zh"]["a"]["partial_run"] and "partial_run" not in gap["en"]["a"]

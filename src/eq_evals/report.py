@@ -344,6 +344,17 @@ def gap_rows(subjective: dict[str, dict[str, float]], objective: dict) -> dict[s
     return out
 
 
+def mark_partial_gap(gap: dict[str, Any], collected: Collected) -> None:
+    """Mark ΔZ rows built on a partial objective row or on partial comparisons of the language."""
+    for language, models in gap.items():
+        if language.startswith("_"):
+            continue
+        partial_language = any(g[0] == language for g in collected.partial_groups)
+        for model, row in models.items():
+            if partial_language or (model, language) in collected.partial_objective:
+                row["partial_run"] = True
+
+
 def _fmt(x: float | None, digits: int = 1) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
@@ -434,7 +445,8 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
             if language.startswith("_"):
                 continue
             for model, v in sorted(models.items(), key=lambda kv: -kv[1]["delta_z"]):
-                lines.append(f"| {language} | {model} | {_fmt(v['objective_average'])} | {_fmt(v['subjective_mu'])} | "
+                name = f"{model} (partial)" if v.get("partial_run") else model
+                lines.append(f"| {language} | {name} | {_fmt(v['objective_average'])} | {_fmt(v['subjective_mu'])} | "
                              f"{_fmt(v['z_objective'], 3)} | {_fmt(v['z_subjective'], 3)} | "
                              f"{_fmt(v['delta_z'], 3)} | {v.get('profile', '')} |")
         lines += [f"\nNote ({language}): {note}" for language, note in sorted(gap.get("_notes", {}).items())]
@@ -509,6 +521,7 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     objective = {lang: dict(models) for lang, models in objective_rows(collected).items()}
     crisis = crisis_matrices(collected)
     gap = gap_rows(subjective_overall(collected.comparisons), objective) if collected.comparisons and objective else {}
+    mark_partial_gap(gap, collected)
     notes = []
     unscored = {key: sum(1 for v in entries.values() if math.isnan(v[2]))
                 for key, entries in sorted(collected.objective.items())}
