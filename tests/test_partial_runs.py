@@ -280,3 +280,20 @@ def test_gap_rows_built_on_partial_data_are_marked() -> None:
     collected = Collected(partial_groups={("zh", "overall")})
     mark_partial_gap(gap, collected)
     assert gap["zh"]["a"]["partial_run"] and "partial_run" not in gap["en"]["a"]
+
+
+def test_agreement_skips_or_marks_a_cancelled_judging_log(logs: dict[str, Path], tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    from eq_evals.agreement_cli import agreement
+
+    cancelled = cut(logs["judged"], tmp_path / "cut" / "judged.eval", keep=4)
+    ids = [str(s.id) for s in read_eval_log(str(cancelled)).samples]
+    human = tmp_path / "human.csv"
+    human.write_text("sample_id,rater,label\n" + "".join(f"{i},r1,A\n" for i in ids), encoding="utf-8")
+    with pytest.raises(EqEvalsError, match=r"no complete judgment logs:\n.*skipped .*judged.eval"):
+        agreement([str(cancelled)], str(human))
+    report = agreement([str(cancelled)], str(human), allow_partial=True)
+    assert report["partial_logs"] == [str(cancelled)] and "included" in report["warnings"][0]
+    assert cli(["agreement", str(cancelled), "--human", str(human), "--allow-partial"]) == 0
+    captured = capsys.readouterr()
+    assert "PARTIAL: verdicts from logs that are not complete" in captured.out and "warning: included" in captured.err
