@@ -82,6 +82,7 @@ class LogCheck:
 
     path: str
     task: str
+    task_id: str
     task_version: str
     model: str
     roles: dict[str, str]
@@ -146,7 +147,8 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
         planned = results.total_samples
     where = ds.location or ds.name or "-"
     info = LogCheck(
-        path=path or str(getattr(log, "location", "") or "-"), task=task_name(log), task_version=str(ev.task_version),
+        path=path or str(getattr(log, "location", "") or "-"), task=task_name(log), task_id=str(ev.task_id),
+        task_version=str(ev.task_version),
         model=ev.model, roles=_roles(log), task_args=dict(ev.task_args or {}),
         dataset=f"{where} ({ds.samples} samples)" if ds.samples is not None else str(where), sample_ids=ids,
         epochs=epochs, status=str(log.status), error=_first_line(log.error.message) if log.error else "",
@@ -191,6 +193,18 @@ def read_checked(path: str) -> tuple[EvalLog, LogCheck]:
     return log, check(log, path)
 
 
+def completed_retries(paths: Iterable[str]) -> dict[str, str]:
+    """task id -> path of a complete log, from the headers. ``inspect eval-retry`` writes a new log with the task id
+    of the log it retries, so a partial log whose task id is here has been finished by a retry."""
+    out: dict[str, str] = {}
+    for path in paths:
+        header = read(path, header_only=True)
+        results = header.results
+        if header.status == "success" and (results is None or results.completed_samples >= results.total_samples):
+            out.setdefault(str(header.eval.task_id), path)
+    return out
+
+
 def skip_warning(info: LogCheck, flag: str = "--allow-partial") -> str:
     return (f"warning: skipped {info.path} ({info.task}, {info.model}; {info.state()}); "
             f"rerun it or finish it with `inspect eval-retry {info.path}`, or pass {flag} to include it, marked partial")
@@ -208,6 +222,7 @@ class Selection:
     partial: list[LogCheck] = field(default_factory=list)
     skipped: list[LogCheck] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    retried: dict[str, str] = field(default_factory=dict)  # task id -> its complete log (completed_retries)
 
     @property
     def partial_paths(self) -> set[str]:
@@ -217,7 +232,8 @@ class Selection:
 def select(paths: Iterable[str], allow_partial: bool = False, flag: str = "--allow-partial") -> Selection:
     """Read every log and keep the complete ones; partial ones are skipped with a warning, or kept (and listed
     in ``partial``) when ``allow_partial``. ``flag`` names the option in the warning."""
-    out = Selection()
+    paths = list(paths)
+    out = Selection(retried=completed_retries(paths))
     for path in paths:
         log, info = read_checked(path)
         add(out, log, info, allow_partial, flag)
@@ -229,6 +245,11 @@ def add(out: Selection, log: EvalLog, info: LogCheck, allow_partial: bool, flag:
     if info.complete:
         out.kept.append((log, info))
         return True
+    retry = out.retried.get(info.task_id)
+    if retry is not None:  # finished by `inspect eval-retry`: the retry holds every sample of this log
+        out.skipped.append(info)
+        out.warnings.append(f"note: left out {info.path} ({info.state()}): its retry {retry} is complete")
+        return False
     if not allow_partial:
         out.skipped.append(info)
         out.warnings.append(skip_warning(info, flag))

@@ -110,6 +110,7 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
     everything built from it marked partial. SAGE logs are checked the same way by the SAGE leaderboard."""
     files = expand_log_paths(list(paths))
     out = Collected()
+    out.selection.retried = logcheck.completed_retries(files)
     unknown = []
     for index, path in enumerate(tqdm(files, desc="reading logs", unit="log", disable=not progress)):
         header = _read(path, header_only=True)
