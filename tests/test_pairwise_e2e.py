@@ -109,7 +109,7 @@ def test_bad_inputs_name_the_logs(generations: Path, tmp_path: Path) -> None:
     mixed = f"{next(generations.glob('*.eval'))},{next(other.glob('*.eval'))}"
     with pytest.raises(EqEvalsError, match="logs of different tasks cannot be compared"):
         judge(mixed, "eq_evals/scripted-judge", tmp_path / "j")
-    short = generate(tmp_path / "short", models=MODELS[1:2], limit=None)
+    short = generate(tmp_path / "short", models=MODELS[1:2])
     with pytest.raises(EqEvalsError, match="only one|at least two"):
         judge(short, "eq_evals/scripted-judge", tmp_path / "j2")
     fewer = inspect_eval("eq_evals/facet_naturalness", model=MODELS[0], task_args={"language": "en"}, limit=5,

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from inspect_ai.log import EvalLog, read_eval_log
 from tqdm import tqdm
 
 from eq_evals.core.sources import mixed_versions
+from eq_evals import logcheck
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import expand_log_paths
 from eq_evals.ratings.parallel import run_calls
@@ -56,7 +56,7 @@ OBJECTIVE_DIMENSIONS = ("apparent_emotion", "hidden_emotion", "emotion_predictio
 # ΔZ's subjective term is FACET's Overall whatever --method rates the tables with (spec §6.4, §4.7).
 SUBJECTIVE_STATISTIC = ("Overall TrueSkill mu (FACET's Subjective Average: TrueSkill as FACET rates, on all "
                         "dimensions' comparisons of the language pooled; spec §4.7, §6.4)")
-OBJECTIVE_META = {"objective_average", "partial_average", "missing_dimensions"}
+OBJECTIVE_META = {"objective_average", "partial_average", "missing_dimensions", "partial_run"}
 MIN_COHORT = 3  # z-scores over fewer models are meaningless (spec §6.4 caveat)
 METHODS: dict[str, str] = {
     "bt": "Bradley-Terry (margin pseudo-wins, Elo scale, item bootstrap 95% CI)",
@@ -99,23 +99,27 @@ class Collected:
     objective_duplicates: int = 0
     sage_logs: list[str] = field(default_factory=list)
     heart_logs: list[str] = field(default_factory=list)
+    partial_heart: list[str] = field(default_factory=list)  # HEART logs kept with --allow-partial
     judged_models: set[str] = field(default_factory=set)
+    # Logs that are not complete (logcheck): skipped with a warning, or with --allow-partial kept and marked.
+    selection: logcheck.Selection = field(default_factory=logcheck.Selection)
+    partial_groups: set[tuple[str, str]] = field(default_factory=set)      # (language, dimension) of comparisons
+    partial_objective: set[tuple[str, str]] = field(default_factory=set)   # (model, language) of objective scores
+    partial_indexes: set[int] = field(default_factory=set)  # order numbers of the partial logs kept
 
 
-def _task_name(log: EvalLog) -> str:
-    return log.eval.task.split("/")[-1]
+_task_name = logcheck.task_name
+_read = logcheck.read
 
 
-def _read(path: str, header_only: bool = False) -> EvalLog:
-    try:
-        return read_eval_log(path, header_only=header_only)
-    except Exception as ex:  # noqa: BLE001
-        raise EqEvalsError(f"{path} is not a readable Inspect log: {ex}") from None
-
-
-def collect(paths: Iterable[str], progress: bool = True, allow_mixed_datasets: bool = False) -> Collected:
+def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = False,
+            allow_mixed_datasets: bool = False) -> Collected:
+    """Comparisons and objective scores from the logs. A log that is not complete (cancelled, errored,
+    errored samples; see ``eq_evals.logcheck``) is skipped with a warning, or kept with ``allow_partial`` and
+    everything built from it marked partial. SAGE logs are checked the same way by the SAGE leaderboard."""
     files = expand_log_paths(list(paths))
     out = Collected()
+    out.selection.retried = logcheck.completed_retries(files)
     unknown = []
     headers = [(path, _read(path, header_only=True)) for path in files]
     mixed = mixed_versions((path, h.eval.metadata) for path, h in headers)
@@ -127,9 +131,20 @@ def collect(paths: Iterable[str], progress: bool = True, allow_mixed_datasets: b
             out.sage_logs.append(path)
             continue
         if task in ("heart", "heart_strategies"):  # rated by eq_evals.heart.leaderboard (HEART's BT mode, spec §6)
-            out.heart_logs.append(path)
+            log = _read(path)
+            info = logcheck.check(log, path)
+            if logcheck.add(out.selection, log, info, allow_partial):
+                out.heart_logs.append(path)
+                if not info.complete:
+                    out.partial_heart.append(path)
             continue
         log = _read(path)
+        info = logcheck.check(log, path)
+        if not logcheck.add(out.selection, log, info, allow_partial):
+            continue
+        partial = not info.complete
+        if partial:
+            out.partial_indexes.add(index)
         if task in OBJECTIVE_TASKS:
             for s in log.samples or []:
                 score = (s.scores or {}).get("facet_objective")
@@ -153,6 +168,8 @@ def collect(paths: Iterable[str], progress: bool = True, allow_mixed_datasets: b
             if score is None or not score.metadata:
                 continue
             md = score.metadata
+            # a matchup judged from a partial generation log (facet_pairwise -T allow_partial=true)
+            from_partial = partial or bool((s.metadata or {}).get("partial_generations"))
             out.judged_models |= {md["model_a"], md["model_b"]}
             longer = (md["model_a"] if md.get("length_a", 0) > md.get("length_b", 0)
                       else md["model_b"] if md.get("length_b", 0) > md.get("length_a", 0) else None)
@@ -171,9 +188,14 @@ def collect(paths: Iterable[str], progress: bool = True, allow_mixed_datasets: b
                                   language=md["language"], judge=j["judge"], conflicted=r["conflicted"],
                                   phase=md.get("phase", ""), plus_a=r.get("plus_a"), plus_b=r.get("plus_b"))
                 out.comparisons.append(comp)
+                if from_partial:
+                    out.partial_groups |= {(comp.language, comp.dimension), (comp.language, "overall")}
                 if comp.winner is not None and longer is not None:
                     stats.decisive += 1
                     stats.longer_wins += int(comp.winner == longer)
+    # an objective row is partial when a score it keeps (after de-duplication) comes from a partial log
+    out.partial_objective = {(model, language) for (model, language, _), entries in out.objective.items()
+                             if any(v[1] in out.partial_indexes for v in entries.values())}
     if unknown:
         raise EqEvalsError("these logs are neither judgment logs (eq_evals/facet_pairwise), FACET objective logs "
                            "nor SAGE logs, so they cannot be rated: " + "; ".join(unknown))
@@ -215,6 +237,7 @@ class Table:
     ratings: list[Rating]
     n_comparisons: int
     note: str = ""
+    partial: bool = False  # some comparisons come from a log that is not complete (--allow-partial)
     # Overall tables only: model -> (plain mean of its per-dimension ratings, number of dimensions). A different
     # statistic from the Overall rating, which rates all dimensions' comparisons pooled (spec §4.7 REC).
     dimension_means: dict[str, tuple[float, int]] = field(default_factory=dict)
@@ -224,7 +247,8 @@ PARALLEL_MIN_COMPARISONS = 50_000  # below this, forking workers costs more than
 
 
 def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, seed: int,
-                 progress: bool = True, workers: int | None = None) -> list[Table]:
+                 progress: bool = True, workers: int | None = None,
+                 partial_groups: Iterable[tuple[str, str]] = ()) -> list[Table]:
     """One table per (language, dimension) plus each language's pooled Overall table.
 
     The tables are rated in parallel worker processes (``ratings.parallel``): ``workers`` None = the usable
@@ -253,7 +277,8 @@ def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, see
         note = ""
         if all(c.outcome == 0.5 for c in comps):
             note = "every comparison is a draw: the ratings carry no ranking information"
-        tables.append(Table(language, dimension, leaderboard(ratings), len(comps), note))
+        tables.append(Table(language, dimension, leaderboard(ratings), len(comps), note,
+                            partial=(language, dimension) in set(partial_groups)))
     for t in tables:
         if t.dimension == "overall":
             per_dim = [d for d in tables if d.language == t.language and d.dimension != "overall"]
@@ -278,6 +303,8 @@ def objective_rows(collected: Collected) -> dict[str, dict[str, dict[str, Any]]]
             out[language][model][dimension] = 100 * sum(values) / len(values)
     for language, models in out.items():
         for model, dims in models.items():
+            if (model, language) in collected.partial_objective:
+                dims["partial_run"] = True  # some scores come from a log that is not complete
             present = [d for d in OBJECTIVE_DIMENSIONS if d in dims]
             missing = [d for d in OBJECTIVE_DIMENSIONS if d not in dims]
             dims["objective_average"] = (sum(dims[d] for d in present) / len(present)) if not missing else None
@@ -353,6 +380,17 @@ def gap_rows(subjective: dict[str, dict[str, float]], objective: dict) -> dict[s
     return out
 
 
+def mark_partial_gap(gap: dict[str, Any], collected: Collected) -> None:
+    """Mark ΔZ rows built on a partial objective row or on partial comparisons of the language."""
+    for language, models in gap.items():
+        if language.startswith("_"):
+            continue
+        partial_language = any(g[0] == language for g in collected.partial_groups)
+        for model, row in models.items():
+            if partial_language or (model, language) in collected.partial_objective:
+                row["partial_run"] = True
+
+
 def _fmt(x: float | None, digits: int = 1) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
@@ -370,7 +408,10 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
     for t in tables:
         title = "Overall (all dimensions pooled)" if t.dimension == "overall" else t.dimension
         overall = t.dimension == "overall"
-        lines += [f"## {t.language} / {title}", "", f"{t.n_comparisons} comparisons." + (f" Note: {t.note}." if t.note else ""), "",
+        partial = (" PARTIAL: some comparisons come from logs that are not complete (see Notes)."
+                   if t.partial else "")
+        lines += [f"## {t.language} / {title}" + (" (partial)" if t.partial else ""), "",
+                  f"{t.n_comparisons} comparisons." + (f" Note: {t.note}." if t.note else "") + partial, "",
                   "| rank | model | rating | 95% interval | matchups | wins | losses | draws |"
                   + (" mean of dimension ratings † |" if overall else ""),
                   "|---|---|---|---|---|---|---|---|" + ("---|" if overall else "")]
@@ -381,7 +422,7 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
             if overall:
                 mean, n = t.dimension_means.get(r.model, (None, 0))
                 extra = f" {_fmt(mean)} ({n} dim.) |" if mean is not None else " |"
-            lines.append(f"| {i} | {r.model} | {_fmt(r.score)} | {interval} | {r.n} | {r.wins} | {r.losses} | {r.draws} |"
+            lines.append(f"| {i} | {r.model}{' (partial)' if t.partial else ''} | {_fmt(r.score)} | {interval} | {r.n} | {r.wins} | {r.losses} | {r.draws} |"
                          + extra)
         if overall:
             lines += ["", f"† {DIMENSION_MEAN_LABEL[0].upper() + DIMENSION_MEAN_LABEL[1:]}."]
@@ -410,7 +451,8 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
                 else:
                     average = (f"partial: {_fmt(v.get('partial_average'))} (missing "
                                f"{', '.join(v['missing_dimensions'])})")
-                lines.append(f"| {model} | " + " | ".join(_fmt(v.get(d)) for d in dims) + f" | {average} |")
+                name = f"{model} (partial)" if v.get("partial_run") else model
+                lines.append(f"| {name} | " + " | ".join(_fmt(v.get(d)) for d in dims) + f" | {average} |")
             lines.append("")
     if crisis:
         lines += ["## Crisis Recognition confusion matrix (spec §2.2)", "",
@@ -439,7 +481,8 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
             if language.startswith("_"):
                 continue
             for model, v in sorted(models.items(), key=lambda kv: -kv[1]["delta_z"]):
-                lines.append(f"| {language} | {model} | {_fmt(v['objective_average'])} | {_fmt(v['subjective_mu'])} | "
+                name = f"{model} (partial)" if v.get("partial_run") else model
+                lines.append(f"| {language} | {name} | {_fmt(v['objective_average'])} | {_fmt(v['subjective_mu'])} | "
                              f"{_fmt(v['z_objective'], 3)} | {_fmt(v['z_subjective'], 3)} | "
                              f"{_fmt(v['delta_z'], 3)} | {v.get('profile', '')} |")
         lines += [f"\nNote ({language}): {note}" for language, note in sorted(gap.get("_notes", {}).items())]
@@ -458,6 +501,7 @@ def rows_for_csv(tables: list[Table]) -> list[dict[str, Any]]:
             lo, hi = _interval(r)
             mean = t.dimension_means.get(r.model)
             rows.append({"language": t.language, "dimension": t.dimension, "rank": rank, "model": r.model,
+                         "partial": t.partial,
                          "rating": round(r.score, 3), "lower": None if lo is None else round(lo, 3),
                          "upper": None if hi is None else round(hi, 3), "sigma": r.sigma, "matchups": r.n,
                          "wins": r.wins, "losses": r.losses, "draws": r.draws,
@@ -501,9 +545,10 @@ def plot(tables: list[Table], path: Path, method: str) -> None:
 
 
 def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
-        progress: bool = True, allow_mixed_datasets: bool = False) -> dict[str, Any]:
-    collected = collect(paths, progress, allow_mixed_datasets)
-    tables = build_tables(collected.comparisons, method, bootstrap, seed, progress) if collected.comparisons else []
+        progress: bool = True, allow_mixed_datasets: bool = False, allow_partial: bool = False) -> dict[str, Any]:
+    collected = collect(paths, progress, allow_partial, allow_mixed_datasets)
+    tables = (build_tables(collected.comparisons, method, bootstrap, seed, progress,
+                           partial_groups=collected.partial_groups) if collected.comparisons else [])
     judges = {}
     for judge, stats in collected.judges.items():
         d = stats.as_dict()
@@ -512,7 +557,14 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     objective = {lang: dict(models) for lang, models in objective_rows(collected).items()}
     crisis = crisis_matrices(collected)
     gap = gap_rows(subjective_overall(collected.comparisons), objective) if collected.comparisons and objective else {}
+    mark_partial_gap(gap, collected)
     notes = []
+    unscored = {key: sum(1 for v in entries.values() if math.isnan(v[2]))
+                for key, entries in sorted(collected.objective.items())}
+    if any(unscored.values()):  # left out of the accuracies above, never counted as wrong
+        notes.append("unscored objective answers, left out of the accuracies: " + "; ".join(
+            f"{model} {language}/{dimension}: {n} of {len(collected.objective[(model, language, dimension)])}"
+            for (model, language, dimension), n in unscored.items() if n) + " (reasons: eq-evals doctor LOGS)")
     if collected.objective_duplicates:
         notes.append(f"{collected.objective_duplicates} objective scores appeared in more than one log (same model, "
                      "language, sample id and epoch, e.g. facet_objective and a single-dimension task): the newest "
@@ -521,15 +573,21 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     if collected.sage_logs:
         from eq_evals.sage import leaderboard as sage_lb
 
-        rows = sage_lb.collect(collected.sage_logs)
+        rows = sage_lb.collect(collected.sage_logs, allow_partial=allow_partial)
+        collected.selection.warnings += rows.warnings
+        rows.warnings = []
         sage_md, sage_rows = sage_lb.render(rows), json.loads(sage_lb.to_json(rows))
     heart_md, heart = None, None
     if collected.heart_logs:
         from eq_evals.heart import leaderboard as heart_lb
 
-        heart_md, heart = heart_lb.write(collected.heart_logs, Path(out_dir), bootstrap, seed)
+        heart_md, heart = heart_lb.write(collected.heart_logs, Path(out_dir), bootstrap, seed,
+                                         partial=collected.partial_heart)
+    warnings = collected.selection.warnings
     if not (tables or objective or sage_rows or crisis or heart):
-        raise EqEvalsError("nothing to rate: the logs hold no judged comparisons, objective scores or SAGE samples")
+        raise EqEvalsError("\n".join(["nothing to rate: the logs hold no judged comparisons, objective scores or "
+                                      "SAGE or HEART samples", *warnings]))
+    notes += [w.removeprefix("warning: ") for w in warnings]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     markdown = render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes)
@@ -546,7 +604,8 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
               "tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL,
               "judges": judges, "objective": objective, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
               "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
-              "objective_notes": notes, "heart": heart}
+              "objective_notes": notes, "heart": heart, "warnings": warnings,
+              "partial_logs": [i.as_dict() for i in collected.selection.partial]}
     (out / "leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     if tables:
         plot(tables, out / "leaderboard.png", method)
