@@ -7,7 +7,8 @@ drives one worker subprocess per runtime and round; rounds alternate between run
 shared machine falls on both alike. Per round a worker loads the model, warms up with one call, then
 generates every prompt once (temperature 0, seed 0, ``--max-tokens``, ``--threads`` threads) and reports the
 output tokens and wall seconds of each call. tokens/s = output tokens / wall seconds of the generate calls
-(prompt processing included, as a user sees it). The worker also checks the class of output the provider
+(prompt processing included, as a user sees it); tokens per CPU second (the worker process's CPU time over
+the same calls) is reported beside it, as wall time on a loaded shared machine mostly measures the load. The worker also checks the class of output the provider
 relies on: chat template applied (replies are assistant text, not a continuation of the template), stop on
 end-of-turn (a short question ends with finish_reason ``stop`` before max tokens), seed and temperature
 honoured (same seed at temperature 0.9 repeats, another seed differs), usage counts reported.
@@ -80,7 +81,7 @@ def worker(runtime: str, gguf: str, threads: int, max_tokens: int) -> dict:
     load_s = time.perf_counter() - started
     user = lambda text: [{"role": "user", "content": text}]  # noqa: E731
     rt.chat(user("Hello!"), max_tokens=8, temperature=0.0, seed=0)  # warm-up
-    calls = []
+    calls, cpu0 = [], time.process_time()
     for prompt in PROMPTS:
         t0 = time.perf_counter()
         reply = rt.chat(user(prompt), max_tokens=max_tokens, temperature=0.0, seed=0)
@@ -88,6 +89,7 @@ def worker(runtime: str, gguf: str, threads: int, max_tokens: int) -> dict:
         calls.append({"seconds": round(seconds, 3), "output_tokens": reply["usage"]["completion_tokens"],
                       "finish_reason": reply["choices"][0]["finish_reason"],
                       "text": reply["choices"][0]["message"]["content"]})
+    cpu_seconds = time.process_time() - cpu0
     short = rt.chat(user(SHORT), max_tokens=64, temperature=0.0, seed=0)
     sampled = [rt.chat(user(PROMPTS[1]), max_tokens=32, temperature=0.9, seed=seed)["choices"][0]["message"]["content"]
                for seed in (7, 7, 8)]
@@ -105,7 +107,8 @@ def worker(runtime: str, gguf: str, threads: int, max_tokens: int) -> dict:
     rt.close()
     tokens, seconds = sum(c["output_tokens"] for c in calls), sum(c["seconds"] for c in calls)
     return {"runtime": runtime, "load_seconds": round(load_s, 3), "tokens": tokens, "seconds": round(seconds, 3),
-            "tokens_per_second": round(tokens / seconds, 2), "calls": calls, "checks": checks}
+            "tokens_per_second": round(tokens / seconds, 2), "cpu_seconds": round(cpu_seconds, 3),
+            "tokens_per_cpu_second": round(tokens / cpu_seconds, 2), "calls": calls, "checks": checks}
 
 
 # --------------------------------------------------------------------------------------------- driver
@@ -150,12 +153,14 @@ def main() -> None:
                                   check=True, capture_output=True, text=True)
             result = json.loads(done.stdout.strip().splitlines()[-1])
             runs[name].append(result)
-            print(f"round {round_no + 1} {name:10s} {result['tokens_per_second']:7.2f} tok/s "
+            print(f"round {round_no + 1} {name:10s} {result['tokens_per_second']:7.2f} tok/s, "
+                  f"{result['tokens_per_cpu_second']:7.2f} tok/cpu-s "
                   f"(load {loads[-1]:.2f})", flush=True)
     summary = {}
     for name, rs in runs.items():
         rates = [r["tokens_per_second"] for r in rs]
         summary[name] = {"version": version(pythons[name], dists[name]), "tokens_per_second_median": statistics.median(rates),
+                         "tokens_per_cpu_second_median": statistics.median(r["tokens_per_cpu_second"] for r in rs),
                          "tokens_per_second_each_round": rates,
                          "load_seconds_median": statistics.median(r["load_seconds"] for r in rs),
                          "checks": rs[-1]["checks"],
@@ -165,6 +170,8 @@ def main() -> None:
     if {"llama_cpp", "xllamacpp"} <= set(summary):
         summary["ratio_xllamacpp_over_llama_cpp"] = round(
             summary["xllamacpp"]["tokens_per_second_median"] / summary["llama_cpp"]["tokens_per_second_median"], 3)
+        summary["cpu_ratio_xllamacpp_over_llama_cpp"] = round(
+            summary["xllamacpp"]["tokens_per_cpu_second_median"] / summary["llama_cpp"]["tokens_per_cpu_second_median"], 3)
         summary["identical_greedy_text"] = ([c["text"] for c in runs["xllamacpp"][0]["calls"]]
                                             == [c["text"] for c in runs["llama_cpp"][0]["calls"]])
     record = {

