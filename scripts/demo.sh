@@ -30,6 +30,8 @@ from collections import Counter
 from pathlib import Path
 from inspect_ai.log import read_eval_log
 from eq_evals.facet.baselines import facet_baselines
+from eq_evals.facet.data import facet_items
+from eq_evals.resources import resource
 
 log = read_eval_log(str(max(Path(sys.argv[1]).glob("*.eval"), key=lambda p: p.stat().st_mtime)))
 scores = [s.scores["facet_objective"] for s in log.samples if "facet_objective" in (s.scores or {})]
@@ -40,11 +42,13 @@ if scored:
     print(f"   {log.eval.model:34s} {sum(s.value for s in scored) / len(scored):8.3f}   ({len(scored)} scored)")
 if len(scored) < len(scores):
     print(f"   {'':34s} {'':8s}   {len(scores) - len(scored)} unscored")
-for row in facet_baselines(s.metadata for s in log.samples):
+# the majority answer comes from all the task's items, not just the few this run saw
+items = facet_items(resource("datasets", "facet"), {s.metadata["dimension"] for s in log.samples}, "all")
+for row in facet_baselines((s.metadata for s in log.samples), majority_from=(s.metadata for s in items)):
     label = f"chance ({row.dimension}, {row.language})"
     print(f"   {label:34s} {row.chance:8.3f}   (uniform pick from the labels the prompt offers)")
     answers = ", ".join(row.majority_answers.values())
-    print(f"   {'majority':34s} {row.majority:8.3f}   (always answers the most frequent gold: {answers})")
+    print(f"   {'majority':34s} {row.majority:8.3f}   (always the task's most frequent gold: {answers})")
 parsed = Counter((s.metadata or {}).get("parse", "-") for s in scored)
 print(f"   how the answers were read: {dict(parsed)} (tagged = inside <answer></answer>)")
 PY
