@@ -167,3 +167,36 @@ def test_cli_reports_findings_and_exit_codes(tmp_path: Path) -> None:
     ok = subprocess.run(cmd[:-2] + ["--skip", "leakage"], capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0 and "0 error(s)" in ok.stdout
     assert set(CHECKS) >= {"leakage", "alignment"} and Thresholds().margin == 0.2
+
+
+def test_bundled_crisis_and_social_sets_have_the_papers_size_and_balance() -> None:
+    """Issue 11: 60 items per language, levels and option positions balanced, no strategy labels or level names
+    in the text, EN/ZH pairs aligned. The text-only baseline figures are measured and reported in the card."""
+    authors = shared_file("facet", "samples_dataset.json")
+    files = [DATA / "crisis.jsonl", DATA / "social.jsonl"]
+    checks = ["schema", "leakage", "proportions", "positions", "near_duplicates", "authors_overlap", "alignment"]
+    report = run(files, authors=authors, checks=checks)
+    assert not report.errors, "\n".join(map(str, report.errors))
+    for key in ("crisis_recognition", "social_adequacy"):
+        for language in ("en", "zh"):
+            assert report.figures["proportions"][f"{key}:{language}"]["items"] == 60
+    assert report.figures["positions"]["crisis_recognition:en"]["observed"] == {1: 12, 2: 12, 3: 12, 4: 12, 5: 12}
+    assert report.figures["positions"]["social_adequacy:en"]["p"] > 0.5
+
+
+def test_no_fixed_phrase_of_the_old_crisis_set_maps_onto_one_level() -> None:
+    """The phrases the issue found ("no date" only in Level 3, 没(有)定 only in 三级, "not tried / no attempt" only in
+    Level 4) no longer single out a level, and every level mentions a decision and the attempt history."""
+    import re
+    from collections import defaultdict
+
+    levels: dict[str, set] = defaultdict(set)
+    for line in (DATA / "crisis.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        for pattern in (r"\bno date\b", r"没有?定", r"\bnot tried\b", r"\bno attempt\b", r"\bdecided\b", r"决定", r"尝试"):
+            if re.search(pattern, record["input"]):
+                levels[pattern].add(record["answer"])
+    for pattern in (r"\bno date\b", r"没有?定"):
+        assert len(levels[pattern]) != 1, pattern
+    assert not levels[r"\bnot tried\b"] and not levels[r"\bno attempt\b"]
+    assert len(levels[r"\bdecided\b"]) == 5 and len(levels["决定"]) == 5 and len(levels["尝试"]) == 5
