@@ -200,3 +200,13 @@ def test_no_fixed_phrase_of_the_old_crisis_set_maps_onto_one_level() -> None:
         assert len(levels[pattern]) != 1, pattern
     assert not levels[r"\bnot tried\b"] and not levels[r"\bno attempt\b"]
     assert len(levels[r"\bdecided\b"]) == 5 and len(levels["决定"]) == 5 and len(levels["尝试"]) == 5
+
+
+def test_bundled_social_set_passes_every_check() -> None:
+    """Social Adequacy (issue 11): no n-gram picks the gold option, and a text-only option classifier stays
+    within the margin of chance and of the most common position."""
+    report = run([DATA / "social.jsonl"], authors=shared_file("facet", "samples_dataset.json"))
+    assert not report.errors, "\n".join(map(str, report.errors))
+    fig = report.figures["text_classifier"]["social_adequacy:en"]
+    assert fig["accuracy"] <= max(fig["chance"], fig["majority"]) + Thresholds().margin
+    assert fig["longest_option"] <= fig["chance"] + 0.05

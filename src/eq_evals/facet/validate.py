@@ -643,13 +643,13 @@ def check_alignment(items: list[Item], report: Report, t: Thresholds) -> None:
 def run(paths: Iterable[str | Path], authors: str | Path | None = None, thresholds: Thresholds = Thresholds(),
         checks: Iterable[str] = CHECKS) -> Report:
     """Validate FACET files (or folders of them) and return findings and figures."""
-    files = collect_files(paths)
-    report = Report([str(f) for f in files])
-    items = load_items(files, report)
     wanted = set(checks)
     unknown = wanted - set(CHECKS)
     if unknown:
         raise ValueError(f"unknown checks {sorted(unknown)}; available: {', '.join(CHECKS)}")
+    files = collect_files(paths)
+    report = Report([str(f) for f in files])
+    items = load_items(files, report)
     steps = {"leakage": check_leakage, "stage_directions": check_stage_directions, "proportions": check_proportions,
              "predictive_ngrams": check_predictive_ngrams, "text_classifier": check_text_classifier,
              "positions": check_positions, "near_duplicates": check_near_duplicates, "templates": check_templates,
@@ -659,7 +659,7 @@ def run(paths: Iterable[str | Path], authors: str | Path | None = None, threshol
             steps[name](items, report, thresholds)
     if "authors_overlap" in wanted:
         check_authors_overlap(items, Path(authors) if authors else None, report, thresholds)
-    report.figures = {k: v for k, v in report.figures.items()}
+    report.figures = dict(report.figures)
     return report
 
 
