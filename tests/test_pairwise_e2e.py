@@ -41,13 +41,13 @@ def test_generation_records_style_statistics(generations: Path) -> None:
     for log in logs:
         names = {s.name for s in log.results.scores}
         assert {"length", "bullets", "opening_template", "closing_template"} <= names
-        assert len(log.samples) == 30
+        assert len(log.samples) == 60  # the naturalness pool, EN (spec §1.1: 60 per pool)
 
 
 def test_round_robin_judging_in_both_orders(generations: Path, tmp_path: Path) -> None:
     log = judge(generations, "eq_evals/scripted-judge", tmp_path)
     assert log.status == "success"
-    assert len(log.samples) == 30 * 3  # every pair of 3 models on 30 prompts
+    assert len(log.samples) == 60 * 3  # every pair of 3 models on 60 prompts
     sample = log.samples[0]
     score = sample.scores["pairwise_judge"]
     assert set(score.value) == {"outcome", "margin", "conflicted"} and score.value["outcome"] in (0.0, 0.5, 1.0)
@@ -143,6 +143,6 @@ def test_active_pairing_spends_its_budget_on_informative_pairs(generations: Path
     phases = [s.scores["pairwise_judge"].metadata["phase"] for s in log.samples]
     assert phases.count("connect") == 3  # a cycle through the three models connects the comparison graph
     assert any(p.startswith("active_") for p in phases)
-    assert len(log.samples) == 24  # the budget, not round robin's 90
+    assert len(log.samples) == 24  # the budget, not round robin's 180
     keys = [(s.metadata["item"], s.metadata["model_a"], s.metadata["model_b"]) for s in log.samples]
     assert len(keys) == len(set(keys))
