@@ -210,3 +210,12 @@ def test_bundled_social_set_passes_every_check() -> None:
     fig = report.figures["text_classifier"]["social_adequacy:en"]
     assert fig["accuracy"] <= max(fig["chance"], fig["majority"]) + Thresholds().margin
     assert fig["longest_option"] <= fig["chance"] + 0.05
+
+
+def test_a_one_character_full_width_stage_direction_is_found(tmp_path: Path) -> None:
+    laugh = emotion(1, "zh", "背景：聚会。\n对话：\n小王：你好。\n小李：（笑）挺好的。\n问题：小李最后一句话背后隐藏着什么情绪？",
+                    "怨恨", "hidden_emotion")
+    marker = emotion(2, "en", "Background: A visit.\nDialogue:\nAnn: Pick (a) or (b).\nBen: Fine, thanks.\n"
+                     "Question: What emotion is hidden behind Ben's final statement?", "resentment", "hidden_emotion")
+    report = run([write(tmp_path / "h.jsonl", [laugh, marker])], checks=["stage_directions"])
+    assert [f.item for f in by_check(report, "stage_directions")] == ["t-emo-001-zh"]

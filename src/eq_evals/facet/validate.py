@@ -47,7 +47,9 @@ PAPER_MULTI = {"apparent_emotion": 19 / 60, "hidden_emotion": 20 / 60, "emotion_
 CHECKS = ("schema", "leakage", "stage_directions", "proportions", "predictive_ngrams", "text_classifier",
           "positions", "near_duplicates", "templates", "authors_overlap", "alignment")
 OPTION_LINE = re.compile(r"^\s*(\d{1,2})[.、．)]\s*(.+)$", re.MULTILINE)
-STAGE = re.compile(r"[(（][^)）]{2,}[)）]|\*[^*\n]{2,}\*|\[[^\]\n]{2,}\]|【[^】\n]{2,}】")
+# ASCII brackets need two characters inside (so "(a)" style markers pass); a full-width one-character
+# direction such as （笑） is a stage direction in Chinese
+STAGE = re.compile(r"\([^)]{2,}\)|（[^）]+）|\*[^*\n]{2,}\*|\[[^\]\n]{2,}\]|【[^】\n]+】")
 
 
 @dataclass(frozen=True)
