@@ -98,7 +98,9 @@ def rows() -> list[list[str]]:
             spread = f" (per-repeat range {ratio.group(2)})" if ratio.group(2) else ""
             out.append(["Harness overhead per sample vs a bare Inspect task", "FACET objective, scripted model",
                         f"{ratio.group(1)}×{spread}", f"≤ {ratio.group(3)}×",
-                        "met" if float(ratio.group(1)) <= float(ratio.group(3)) else "not met",
+                        ("not met" if float(ratio.group(1)) > float(ratio.group(3)) else
+                         "met by the median, not by every repeat (see the result file)"
+                         if ratio.group(2) and float(ratio.group(2).split("-")[1]) > float(ratio.group(3)) else "met"),
                         date.group(1)[:10] if date else "not recorded",
                         (f"{cores.group(1)} cores, load {load.group(1) if load else 'not recorded'}") if cores
                         else "not recorded"])
