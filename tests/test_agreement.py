@@ -80,7 +80,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     inspect_eval("eq_evals/facet_naturalness", model=MODELS, task_args={"language": "en"}, limit=8,
                  log_dir=str(root / "gen"), display="none")
     inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                 task_args={"logs": str(root / "gen")}, log_dir=str(root / "judged"), display="none")
+                 task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "judged"), display="none")
     return root / "judged"
 
 

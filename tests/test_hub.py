@@ -493,7 +493,7 @@ def test_judgment_logs_carry_the_generations_dataset_versions(tmp_path: Path) ->
             inspect_eval("eq_evals/facet_naturalness", model=model, log_dir=str(gen), display="none", limit=4,
                          task_args={"language": "en", **({"source": source} if source else {})})
         [log] = inspect_eval("eq_evals/facet_pairwise", model=None,
-                             model_roles={"grader": "eq_evals/scripted-judge"}, task_args={"logs": str(gen)},
+                             model_roles={"grader": "eq_evals/scripted-judge"}, task_args={"logs": str(gen), "pairing": "round_robin"},
                              log_dir=str(tmp_path / f"{name}-judged"), display="none")
         assert log.status == "success", log.error
         return log

@@ -59,7 +59,7 @@ def test_real_judge_verdicts_or_honest_unscored(tmp_path) -> None:
     inspect_eval("eq_evals/facet_naturalness", model=["eq_evals/scripted-echo", "eq_evals/scripted-malformed"],
                  task_args={"language": "en"}, limit=2, log_dir=str(tmp_path / "gen"), display="none")
     [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/smollm2"},
-                         task_args={"logs": str(tmp_path / "gen"), "attempts": 2}, max_tokens=96,
+                         task_args={"logs": str(tmp_path / "gen"), "pairing": "round_robin", "attempts": 2}, max_tokens=96,
                          log_dir=str(tmp_path / "judged"), display="none")
     assert log.status == "success" and len(log.samples) == 2
     for sample in log.samples:

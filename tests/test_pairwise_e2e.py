@@ -24,7 +24,7 @@ def generate(log_dir: Path, task: str = "facet_naturalness", models=MODELS, **ta
 
 def judge(gen: Path, grader, out: Path, **task_args):
     [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": grader},
-                         task_args={"logs": str(gen), **task_args}, log_dir=str(out), display="none")
+                         task_args={"logs": str(gen), "pairing": "round_robin", **task_args}, log_dir=str(out), display="none")
     return log
 
 
@@ -118,7 +118,7 @@ def test_bad_inputs_name_the_logs(generations: Path, tmp_path: Path) -> None:
     assert fewer
     with pytest.raises(EqEvalsError, match="logs cover different item sets"):
         judge(mismatch, "eq_evals/scripted-judge", tmp_path / "j3")
-    [no_judge] = inspect_eval("eq_evals/facet_pairwise", model=None, task_args={"logs": str(generations)},
+    [no_judge] = inspect_eval("eq_evals/facet_pairwise", model=None, task_args={"logs": str(generations), "pairing": "round_robin"},
                               limit=1, log_dir=str(tmp_path / "j4"), display="none")
     assert no_judge.status == "error" and "needs a judge" in no_judge.error.message
 
@@ -146,3 +146,14 @@ def test_active_pairing_spends_its_budget_on_informative_pairs(generations: Path
     assert len(log.samples) == 24  # the budget, not round robin's 180
     keys = [(s.metadata["item"], s.metadata["model_a"], s.metadata["model_b"]) for s in log.samples]
     assert len(keys) == len(set(keys))
+
+
+def test_active_pairing_is_the_default(generations: Path, tmp_path: Path) -> None:
+    # issue 14: active pairing won both pairing benchmarks, so facet_pairwise uses it unless told otherwise
+    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
+                         task_args={"logs": str(generations)}, log_dir=str(tmp_path), display="none")
+    assert log.status == "success", log.error
+    assert log.eval.task_args.get("pairing", "active") == "active"
+    phases = [s.scores["pairwise_judge"].metadata["phase"] for s in log.samples]
+    assert phases.count("connect") == 3 and all("pairing" in s.metadata for s in log.samples)
+    assert len(log.samples) < 90  # fewer matchups than round robin's 90

@@ -24,7 +24,7 @@ def generate(log_dir: Path, models) -> Path:
 
 def judge(logs: str, out: Path, **kw):
     [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": JUDGE},
-                         task_args={"logs": logs, **kw.pop("task_args", {})}, log_dir=str(out), display="none", **kw)
+                         task_args={"logs": logs, "pairing": "round_robin", **kw.pop("task_args", {})}, log_dir=str(out), display="none", **kw)
     assert log.status == "success"
     return log
 
@@ -73,7 +73,7 @@ def test_reuse_keys_on_the_judge_and_the_prompt(gens, tmp_path: Path) -> None:
     judge(str(two), tmp_path / "a", limit=4)
     # another judge model: its calls are different calls
     [other] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge-first"},
-                           task_args={"logs": str(two), "reuse": str(tmp_path / "a")}, log_dir=str(tmp_path / "b"),
+                           task_args={"logs": str(two), "pairing": "round_robin", "reuse": str(tmp_path / "a")}, log_dir=str(tmp_path / "b"),
                            display="none", limit=4)
     assert judge_calls(other) == 8
     # the prompt shows lengths in another unit: a different prompt, so the call is paid again

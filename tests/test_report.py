@@ -38,9 +38,9 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     inspect_eval("eq_evals/facet_naturalness", model=MODELS, task_args={"language": "all"}, limit=24,
                  log_dir=str(root / "gen"), display="none")
     inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                 task_args={"logs": str(root / "gen")}, log_dir=str(root / "judged"), display="none")
+                 task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "judged"), display="none")
     inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge-first"},
-                 task_args={"logs": str(root / "gen")}, log_dir=str(root / "ties"), display="none")
+                 task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "ties"), display="none")
     modes = ["eq_evals/scripted-oracle", "eq_evals/scripted-wrong", "eq_evals/scripted-half"]
     inspect_eval("eq_evals/facet_objective", model=modes, task_args={"language": "all"}, epochs=1,
                  sample_id=objective_ids(), log_dir=str(root / "objective"), display="none")
@@ -166,7 +166,7 @@ def test_gap_profiles_with_judged_and_objective_logs(tmp_path: Path) -> None:
     inspect_eval("eq_evals/facet_naturalness", model=models, task_args={"language": "all"}, limit=10,
                  log_dir=str(root / "gen"), display="none")
     inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                 task_args={"logs": str(root / "gen")}, log_dir=str(root / "judged"), display="none")
+                 task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "judged"), display="none")
     result = run([str(root / "obj"), str(root / "judged")], str(tmp_path / "out"), bootstrap=50, progress=False)
     assert {k for k in result["gap"] if not k.startswith("_")} == {"en", "zh"}, result["gap"]
     assert result["gap"]["_cohort"] == {"en": sorted(models), "zh": sorted(models)}

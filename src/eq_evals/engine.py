@@ -170,6 +170,19 @@ def _steps(decl: Declaration, section: str) -> list[tuple[str, str, dict]]:
     return out
 
 
+def _fuse_prompt_steps(steps: list[tuple[str, str, dict]]) -> list[tuple[str, dict]]:
+    """(name, args) of the solver steps to build, with each ``prompt_template`` that is directly followed by
+    ``generate`` run as one ``templated_generate`` step (same prompt and reply, one solver's events fewer per
+    sample; see ``core.solvers.templated_generate``)."""
+    out: list[tuple[str, dict]] = []
+    for _, name, args in steps:
+        if name == "generate" and out and out[-1][0] == "prompt_template":
+            out[-1] = ("templated_generate", {**out[-1][1], "generate_args": args})
+        else:
+            out.append((name, args))
+    return out
+
+
 def check(decl: Declaration) -> None:
     _check_params(decl)
     spec = decl.spec
@@ -267,7 +280,7 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
                     validator(samples, **substitute(args, params))
                 except ValueError as ex:
                     raise decl.fail(key, str(ex)) from None
-    solver = [components.SOLVERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "solver")]
+    solver = [components.SOLVERS[n](**substitute(a, params)) for n, a in _fuse_prompt_steps(_steps(decl, "solver"))]
     scorer = [components.SCORERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "scorer")]
     metrics = [components.build_metric(m) for m in spec.metrics] if spec.metrics else None
     components.generate_config(spec.config)

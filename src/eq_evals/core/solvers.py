@@ -75,6 +75,25 @@ def prompt_template(file: str, template: str | None = None, template_by: str | N
     return solve
 
 
+@solver
+def templated_generate(file: str, template: str | None = None, template_by: str | None = None,
+                       generate_args: dict[str, Any] | None = None) -> Solver:
+    """``prompt_template`` directly followed by ``generate``, run as one solver step. The engine uses it for a
+    declaration whose ``prompt_template`` step is followed by ``generate`` (issue 14, harness overhead): Inspect
+    opens a span and snapshots the whole state before and after every solver step, so one step instead of
+    two saves a span, a state event and two state snapshots per sample. The model sees the same prompt, the
+    log the same messages and model call."""
+    from inspect_ai.solver import generate as generate_solver
+
+    prompt = prompt_template(file, template, template_by)
+    reply = generate_solver(**(generate_args or {}))
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        return await reply(await prompt(state, generate), generate)
+
+    return solve
+
+
 def _validate_prompt(file: str, template: str | None = None, template_by: str | None = None) -> None:
     data = load_template_file(file)
     if (template is None) == (template_by is None):

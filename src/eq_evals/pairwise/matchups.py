@@ -279,7 +279,7 @@ class ActiveSource(SampleSource):
 
 
 def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None = None,
-                      generation_tasks: list[str] | None = None, pairing: str = "round_robin",
+                      generation_tasks: list[str] | None = None, pairing: str = "active",
                       max_rounds: int = 10, pairs_per_round: int = 20, seed: int = 42, batch: int = 10,
                       budget: int | None = None, stop: str = "settled", settle_misorder: float = 1.0,
                       settle_rounds: int = 2, allow_partial: bool = False) -> list[Sample] | SampleSource:
