@@ -21,13 +21,12 @@ import csv
 import json
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.log import read_eval_log
-
 from eq_evals.errors import EqEvalsError
+from eq_evals.logcheck import select
 from eq_evals.pairwise.logs import expand_log_paths
 from eq_evals.ratings import cohen_kappa, fleiss_kappa, krippendorff_alpha, percent_agreement, stability
 
@@ -50,12 +49,18 @@ class JudgeLogs:
     conflicted: dict[str, dict[str, bool]]      # judge -> sample id -> position-conflicted
     pairs: dict[str, tuple[str, str]]           # sample id -> (model_a, model_b)
     dimensions: dict[str, str]                  # sample id -> dimension
+    warnings: list[str] = field(default_factory=list)   # logs skipped or included although partial (logcheck)
+    partial: list[str] = field(default_factory=list)    # partial logs included (allow_partial)
 
 
-def read_judgments(paths: list[str]) -> JudgeLogs:
+def read_judgments(paths: list[str], allow_partial: bool = False) -> JudgeLogs:
+    """Judge verdicts from judgment logs; logs that are not complete are skipped with a warning, or kept with
+    ``allow_partial`` (``eq_evals.logcheck``)."""
     out = JudgeLogs(defaultdict(dict), defaultdict(dict), {}, {})
-    for path in expand_log_paths(paths):
-        log = read_eval_log(path)
+    selection = select(expand_log_paths(paths), allow_partial)
+    out.warnings, out.partial = selection.warnings, sorted(selection.partial_paths)
+    for log, info in selection.kept:
+        path = info.path
         found = False
         if log.eval.task.split("/")[-1] == "heart":  # HEART judgment records (eq_evals.heart.leaderboard)
             _read_heart(path, out)
@@ -75,6 +80,8 @@ def read_judgments(paths: list[str]) -> JudgeLogs:
                     out.conflicted[j["judge"]][sid] = bool(j["result"].get("conflicted"))
         if not found:
             raise EqEvalsError(f"{path} ({log.eval.task}) is not a judgment log (no pairwise_judge scores)")
+    if not selection.kept:
+        raise EqEvalsError("no complete judgment logs:\n" + "\n".join(selection.warnings))
     return out
 
 
@@ -123,7 +130,16 @@ def human_labels(csv_path: str, pairs: dict[str, tuple[str, str]],
         if missing:
             raise EqEvalsError(f"{csv_path}: missing column(s) {sorted(missing)}; expected sample_id, rater, label "
                                "(and optionally dimension)")
+        unknown = [c for c in reader.fieldnames or [] if c not in ("sample_id", "rater", "label", "dimension")]
+        if unknown:
+            raise EqEvalsError(f"{csv_path}: unknown column(s) {unknown}; expected sample_id, rater, label and "
+                               "optionally dimension (a misnamed column would be ignored)")
         for row_number, row in enumerate(reader, start=2):
+            if row.get(None):  # csv.DictReader puts cells beyond the header under None
+                raise EqEvalsError(f"{csv_path}, row {row_number}: {len(row[None])} more cell(s) than the header "
+                                   f"has columns: {row[None]}")
+            if any(row.get(c) is None for c in reader.fieldnames or []):
+                raise EqEvalsError(f"{csv_path}, row {row_number}: fewer cells than the header has columns")
             sid, label = (row["sample_id"] or "").strip(), (row["label"] or "").strip()
             if sid not in pairs:
                 raise EqEvalsError(f"{csv_path}, row {row_number}: sample_id {sid!r} is not a matchup of the judgment logs")
@@ -202,11 +218,11 @@ def human_fleiss(humans: dict[str, dict[str, str]], dimensions: dict[str, str]) 
             "per_dimension": {d: {"kappa": fk(v), "n": len(v)} for d, v in sorted(by_dim.items())}}
 
 
-def agreement(judgments: list[str], human_csv: str) -> dict:
-    logs = read_judgments(judgments)
+def agreement(judgments: list[str], human_csv: str, allow_partial: bool = False) -> dict:
+    logs = read_judgments(judgments, allow_partial)
     humans = human_labels(human_csv, logs.pairs, logs.dimensions)
     report: dict = {"labels": list(LABELS), "raters": sorted(logs.labels) + sorted(humans), "judges": {},
-                    "cohen": {}}
+                    "cohen": {}, "warnings": logs.warnings, "partial_logs": logs.partial}
     for judge, jl in sorted(logs.labels.items()):
         instances = [Instance(logs.dimensions[sid], label, jl[sid], logs.conflicted[judge].get(sid, False))
                      for _, hl in sorted(humans.items()) for sid, label in sorted(hl.items()) if sid in jl]
@@ -237,6 +253,9 @@ def render(report: dict) -> str:
              "Instances = (human annotation, judge verdict) pairs; Cohen's kappa over {A, B, DRAW}, where a judge's "
              "DRAW is a position-conflicted verdict. Total = all instances pooled (not the mean of the dimensions).",
              ""]
+    if report.get("partial_logs"):
+        lines += ["PARTIAL: verdicts from logs that are not complete are included: "
+                  + ", ".join(report["partial_logs"]), ""]
     for judge, d in report["judges"].items():
         lines += [f"## {judge}", "",
                   "| dimension | instances | kappa | % agreement | conflict rate | kappa (non-conflicted) | non-conflicted |",
@@ -271,9 +290,13 @@ def render(report: dict) -> str:
     return "\n".join(lines)
 
 
-def main(judgments: list[str], human_csv: str, out: str | None) -> int:
-    report = agreement(judgments, human_csv)
+def main(judgments: list[str], human_csv: str, out: str | None, allow_partial: bool = False) -> int:
+    import sys
+
+    report = agreement(judgments, human_csv, allow_partial)
     print(render(report))
+    for warning in report["warnings"]:
+        print(f"eq-evals: {warning}", file=sys.stderr)
     if out:
         Path(out).write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     return 0

@@ -38,9 +38,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     import os
 
     os.environ["HF_HUB_OFFLINE"] = "1"  # a listing counts what is here; it never downloads data
-    from eq_evals.engine import load_declarations
+    from eq_evals.engine import load_declarations_tolerant
+    from eq_evals.resources import display_path
 
-    for decl in load_declarations():
+    decls, broken = load_declarations_tolerant()
+    for file, error in broken.items():
+        print(f"eq-evals: BROKEN {display_path(file)}: {error}", file=sys.stderr)
+    for decl in decls:
         spec = decl.spec
         if args.benchmark and spec.benchmark != args.benchmark:
             continue
@@ -51,14 +55,17 @@ def cmd_list(args: argparse.Namespace) -> int:
             choices = f" {p.choices}" if p.choices else ""
             print(f"  -T {name}={p.default!r} ({p.type}{choices}): {p.description}")
         print()
-    return 0
+    return 1 if broken else 0
 
 
 def cmd_ratings(args: argparse.Namespace) -> int:
     from eq_evals.report import run
 
-    result = run(args.logs, args.out, args.method, args.bootstrap, args.seed, progress=not args.quiet)
+    result = run(args.logs, args.out, args.method, args.bootstrap, args.seed, progress=not args.quiet,
+                 allow_partial=args.allow_partial)
     print((__import__("pathlib").Path(args.out) / "leaderboard.md").read_text(encoding="utf-8"))
+    for warning in result["warnings"]:
+        print(f"eq-evals: {warning}", file=sys.stderr)
     print(f"written: {args.out}/leaderboard.md, .csv, .json" + (", .png" if result["tables"] else ""))
     return 0
 
@@ -66,7 +73,7 @@ def cmd_ratings(args: argparse.Namespace) -> int:
 def cmd_agreement(args: argparse.Namespace) -> int:
     from eq_evals.agreement_cli import main as agreement_main
 
-    return agreement_main(args.judgments, args.human, args.out)
+    return agreement_main(args.judgments, args.human, args.out, allow_partial=args.allow_partial)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     from eq_evals.pace.cli import register as register_pace  # the `eq-evals pace ...` group
 
     register_pace(sub)
+    from eq_evals.doctor import register as register_doctor  # `eq-evals doctor` / `eq-evals check`
+
+    register_doctor(sub)
     p_rate = sub.add_parser("ratings", help="leaderboards (Markdown, CSV, JSON, PNG) from judgment, objective and SAGE logs")
     p_rate.add_argument("logs", nargs="+", help="log files or folders")
     p_rate.add_argument("--method", default="bt", choices=["bt", "trueskill", "eqbench3", "elo", "thurstone"],
@@ -91,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     p_rate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p_rate.add_argument("--out", default="ratings", help="output folder (default: ./ratings)")
     p_rate.add_argument("--quiet", action="store_true", help="no progress bars")
+    p_rate.add_argument("--allow-partial", action="store_true",
+                        help="include logs that are not complete (cancelled, errored), marked partial in every output")
     p_rate.set_defaults(func=cmd_ratings)
     p_agree = sub.add_parser("agreement", help="Cohen's/Fleiss' kappa and Krippendorff's alpha between judges and human labels")
     p_agree.add_argument("judgments", nargs="+", help="judgment logs (eq_evals/facet_pairwise)")
@@ -98,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
                          help="CSV with columns sample_id, rater, label (A, B, DRAW or a model name) and an optional "
                               "dimension column checked against the matchup")
     p_agree.add_argument("--out", help="also write the report as JSON")
+    p_agree.add_argument("--allow-partial", action="store_true",
+                         help="include judgment logs that are not complete (cancelled, errored), marked partial")
     p_agree.set_defaults(func=cmd_agreement)
     args = parser.parse_args(argv)
     try:

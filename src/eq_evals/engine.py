@@ -222,8 +222,24 @@ def substitute(value: Any, params: dict[str, Any]) -> Any:
     return value
 
 
+def check_arguments(spec: TaskDecl, kwargs: dict[str, Any]) -> None:
+    """An argument the task does not declare is an error listing the valid ones (Inspect itself only warns and
+    runs with the default, e.g. a misspelled ``-T langauge=zh`` would run in English). ``model`` is passed by
+    Inspect to every task."""
+    import difflib
+
+    unknown = sorted(set(kwargs) - set(spec.parameters) - {"model"})
+    if unknown:
+        hints = [f"{name} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(name, spec.parameters, 1))
+                 else name for name in unknown]
+        valid = ", ".join(spec.parameters) or "none"
+        raise EqEvalsError(f"task {spec.name}: unknown parameter(s) -T {', -T '.join(hints)}; valid parameters: "
+                           f"{valid} (see `eq-evals list`)")
+
+
 def build_task(decl: Declaration, **kwargs: Any) -> Task:
     spec = decl.spec
+    check_arguments(spec, kwargs)
     params: dict[str, Any] = {}
     for pname, p in spec.parameters.items():
         if p.required and kwargs.get(pname) is None:
@@ -234,6 +250,14 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
             raise EqEvalsError(f"task {spec.name}: parameter -T {pname}={kwargs.get(pname)!r}: {ex}") from None
     samples = components.DATASETS[spec.dataset.adapter](**substitute(spec.dataset.args, params))
     dataset = samples if isinstance(samples, SampleSource) else MemoryDataset(samples, name=spec.name)
+    if not isinstance(samples, SampleSource):
+        for key, name, args in _steps(decl, "solver"):  # e.g. every sample's prompt template exists
+            validator = getattr(components.SOLVERS[name], "validate_samples", None)
+            if validator is not None:
+                try:
+                    validator(samples, **substitute(args, params))
+                except ValueError as ex:
+                    raise decl.fail(key, str(ex)) from None
     solver = [components.SOLVERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "solver")]
     scorer = [components.SCORERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "scorer")]
     metrics = [components.build_metric(m) for m in spec.metrics] if spec.metrics else None
@@ -264,7 +288,8 @@ def _task_function(decl: Declaration) -> Callable[..., Task]:
         inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=p.default,
                           annotation=PARAM_TYPES[p.type] | None if p.default is None else PARAM_TYPES[p.type])
         for n, p in spec.parameters.items()
-    ], return_annotation=Task)
+    ] + [inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)],  # so unknown -T names reach check_arguments
+        return_annotation=Task)
     return task(name=spec.name, benchmark=spec.benchmark)(factory)
 
 
@@ -273,24 +298,67 @@ def declaration_files() -> list[Path]:
     return sorted(f for root in roots() for f in (root / "tasks").rglob("*.yaml"))
 
 
-def load_declarations() -> list[Declaration]:
-    decls = [parse_declaration(f) for f in declaration_files()]
+def load_declarations_tolerant() -> tuple[list[Declaration], dict[Path, EqEvalsError]]:
+    """Every valid declaration, and for each broken file (bad YAML, failed checks, a name declared twice) its
+    error: one broken file, e.g. in an EQ_EVALS_PATH folder, fails alone and the other tasks still load."""
+    decls: list[Declaration] = []
+    broken: dict[Path, EqEvalsError] = {}
     seen: dict[str, Declaration] = {}
-    for d in decls:
-        if d.spec.name in seen:
-            raise d.fail("name", f"task {d.spec.name!r} is also declared in {seen[d.spec.name].where}")
+    for file in declaration_files():
+        try:
+            d = parse_declaration(file)
+            if d.spec.name in seen:
+                raise d.fail("name", f"task {d.spec.name!r} is also declared in {seen[d.spec.name].where}")
+        except EqEvalsError as ex:
+            broken[file] = ex
+            continue
         seen[d.spec.name] = d
+        decls.append(d)
+    return decls, broken
+
+
+def load_declarations() -> list[Declaration]:
+    """Every declaration; the first broken one raises (``load_declarations_tolerant`` reports them all)."""
+    decls, broken = load_declarations_tolerant()
+    if broken:
+        raise next(iter(broken.values()))
     return decls
 
 
 TASKS: dict[str, Callable[..., Task]] = {}
 DECLARATIONS: dict[str, Declaration] = {}
+BROKEN: dict[str, EqEvalsError] = {}
+
+
+def _broken_task(name: str, error: EqEvalsError) -> Callable[..., Task]:
+    """A task that only raises its declaration's error, so ``inspect eval eq_evals/<name>`` says what is wrong
+    instead of "not found"."""
+
+    def factory(**kwargs: Any) -> Task:
+        raise EqEvalsError(f"task {name} cannot be built: {error}")
+
+    factory.__name__ = factory.__qualname__ = name
+    factory.__module__ = __name__
+    factory.__doc__ = f"BROKEN declaration: {error}"
+    return task(name=name)(factory)
 
 
 def register_all() -> dict[str, Callable[..., Task]]:
-    """Register one Inspect task per declaration (idempotent)."""
-    for decl in load_declarations():
+    """Register one Inspect task per declaration (idempotent). A broken declaration is logged as an error
+    naming its file and registered as a task that raises that error; every other task still loads."""
+    import logging
+
+    decls, broken = load_declarations_tolerant()
+    for decl in decls:
         if decl.spec.name not in TASKS:
             TASKS[decl.spec.name] = _task_function(decl)
             DECLARATIONS[decl.spec.name] = decl
+    for file, error in broken.items():
+        name = file.stem
+        if name in BROKEN or not NAME.match(name):
+            continue
+        BROKEN[name] = error
+        logging.getLogger(__name__).error("eq_evals: %s (task %s is unavailable; the other tasks load)", error, name)
+        if name not in TASKS:
+            TASKS[name] = _broken_task(name, error)
     return TASKS

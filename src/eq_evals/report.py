@@ -31,6 +31,7 @@ from typing import Any, Iterable
 from inspect_ai.log import EvalLog, read_eval_log
 from tqdm import tqdm
 
+from eq_evals import logcheck
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import expand_log_paths
 from eq_evals.ratings import (
@@ -54,7 +55,7 @@ OBJECTIVE_DIMENSIONS = ("apparent_emotion", "hidden_emotion", "emotion_predictio
 # ΔZ's subjective term is FACET's Overall whatever --method rates the tables with (spec §6.4, §4.7).
 SUBJECTIVE_STATISTIC = ("Overall TrueSkill mu (FACET's Subjective Average: TrueSkill as FACET rates, on all "
                         "dimensions' comparisons of the language pooled; spec §4.7, §6.4)")
-OBJECTIVE_META = {"objective_average", "partial_average", "missing_dimensions"}
+OBJECTIVE_META = {"objective_average", "partial_average", "missing_dimensions", "partial_run"}
 MIN_COHORT = 3  # z-scores over fewer models are meaningless (spec §6.4 caveat)
 METHODS: dict[str, str] = {
     "bt": "Bradley-Terry (margin pseudo-wins, Elo scale, item bootstrap 95% CI)",
@@ -98,20 +99,23 @@ class Collected:
     sage_logs: list[str] = field(default_factory=list)
     heart_logs: list[str] = field(default_factory=list)
     judged_models: set[str] = field(default_factory=set)
+    # Logs that are not complete (logcheck): skipped with a warning, or with --allow-partial kept and marked.
+    selection: logcheck.Selection = field(default_factory=logcheck.Selection)
+    partial_groups: set[tuple[str, str]] = field(default_factory=set)      # (language, dimension) of comparisons
+    partial_objective: set[tuple[str, str]] = field(default_factory=set)   # (model, language) of objective scores
 
 
 def _task_name(log: EvalLog) -> str:
     return log.eval.task.split("/")[-1]
 
 
-def _read(path: str, header_only: bool = False) -> EvalLog:
-    try:
-        return read_eval_log(path, header_only=header_only)
-    except Exception as ex:  # noqa: BLE001
-        raise EqEvalsError(f"{path} is not a readable Inspect log: {ex}") from None
+_read = logcheck.read
 
 
-def collect(paths: Iterable[str], progress: bool = True) -> Collected:
+def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = False) -> Collected:
+    """Comparisons and objective scores from the logs. A log that is not complete (cancelled, errored,
+    errored samples; see ``eq_evals.logcheck``) is skipped with a warning, or kept with ``allow_partial`` and
+    everything built from it marked partial. SAGE logs are checked the same way by the SAGE leaderboard."""
     files = expand_log_paths(list(paths))
     out = Collected()
     unknown = []
@@ -125,6 +129,10 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
             out.heart_logs.append(path)
             continue
         log = _read(path)
+        info = logcheck.check(log, path)
+        if not logcheck.add(out.selection, log, info, allow_partial):
+            continue
+        partial = not info.complete
         if task in OBJECTIVE_TASKS:
             for s in log.samples or []:
                 score = (s.scores or {}).get("facet_objective")
@@ -133,6 +141,8 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
                 md = s.metadata or {}
                 value = float(score.value) if isinstance(score.value, (int, float)) else float("nan")
                 entries = out.objective[(log.eval.model, md.get("language", "en"), md.get("dimension", task))]
+                if partial:
+                    out.partial_objective.add((log.eval.model, md.get("language", "en")))
                 key, new = (str(s.id), int(s.epoch)), (log.stats.completed_at or log.eval.created or "", index, value, score.metadata or {})
                 if key in entries:
                     out.objective_duplicates += 1
@@ -148,6 +158,8 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
             if score is None or not score.metadata:
                 continue
             md = score.metadata
+            # a matchup judged from a partial generation log (facet_pairwise -T allow_partial=true)
+            from_partial = partial or bool((s.metadata or {}).get("partial_generations"))
             out.judged_models |= {md["model_a"], md["model_b"]}
             longer = (md["model_a"] if md.get("length_a", 0) > md.get("length_b", 0)
                       else md["model_b"] if md.get("length_b", 0) > md.get("length_a", 0) else None)
@@ -166,6 +178,8 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
                                   language=md["language"], judge=j["judge"], conflicted=r["conflicted"],
                                   phase=md.get("phase", ""), plus_a=r.get("plus_a"), plus_b=r.get("plus_b"))
                 out.comparisons.append(comp)
+                if from_partial:
+                    out.partial_groups |= {(comp.language, comp.dimension), (comp.language, "overall")}
                 if comp.winner is not None and longer is not None:
                     stats.decisive += 1
                     stats.longer_wins += int(comp.winner == longer)
@@ -210,13 +224,14 @@ class Table:
     ratings: list[Rating]
     n_comparisons: int
     note: str = ""
+    partial: bool = False  # some comparisons come from a log that is not complete (--allow-partial)
     # Overall tables only: model -> (plain mean of its per-dimension ratings, number of dimensions). A different
     # statistic from the Overall rating, which rates all dimensions' comparisons pooled (spec §4.7 REC).
     dimension_means: dict[str, tuple[float, int]] = field(default_factory=dict)
 
 
 def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, seed: int,
-                 progress: bool = True) -> list[Table]:
+                 progress: bool = True, partial_groups: Iterable[tuple[str, str]] = ()) -> list[Table]:
     groups: dict[tuple[str, str], list[Comparison]] = defaultdict(list)
     for c in comparisons:
         groups[(c.language, c.dimension)].append(c)
@@ -236,7 +251,8 @@ def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, see
         note = ""
         if all(c.outcome == 0.5 for c in comps):
             note = "every comparison is a draw: the ratings carry no ranking information"
-        tables.append(Table(language, dimension, ratings, len(comps), note))
+        tables.append(Table(language, dimension, ratings, len(comps), note,
+                            partial=(language, dimension) in set(partial_groups)))
     for t in tables:
         if t.dimension == "overall":
             per_dim = [d for d in tables if d.language == t.language and d.dimension != "overall"]
@@ -261,6 +277,8 @@ def objective_rows(collected: Collected) -> dict[str, dict[str, dict[str, Any]]]
             out[language][model][dimension] = 100 * sum(values) / len(values)
     for language, models in out.items():
         for model, dims in models.items():
+            if (model, language) in collected.partial_objective:
+                dims["partial_run"] = True  # some scores come from a log that is not complete
             present = [d for d in OBJECTIVE_DIMENSIONS if d in dims]
             missing = [d for d in OBJECTIVE_DIMENSIONS if d not in dims]
             dims["objective_average"] = (sum(dims[d] for d in present) / len(present)) if not missing else None
@@ -353,7 +371,10 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
     for t in tables:
         title = "Overall (all dimensions pooled)" if t.dimension == "overall" else t.dimension
         overall = t.dimension == "overall"
-        lines += [f"## {t.language} / {title}", "", f"{t.n_comparisons} comparisons." + (f" Note: {t.note}." if t.note else ""), "",
+        partial = (" PARTIAL: some comparisons come from logs that are not complete (see Notes)."
+                   if t.partial else "")
+        lines += [f"## {t.language} / {title}" + (" (partial)" if t.partial else ""), "",
+                  f"{t.n_comparisons} comparisons." + (f" Note: {t.note}." if t.note else "") + partial, "",
                   "| rank | model | rating | 95% interval | matchups | wins | losses | draws |"
                   + (" mean of dimension ratings † |" if overall else ""),
                   "|---|---|---|---|---|---|---|---|" + ("---|" if overall else "")]
@@ -364,7 +385,7 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
             if overall:
                 mean, n = t.dimension_means.get(r.model, (None, 0))
                 extra = f" {_fmt(mean)} ({n} dim.) |" if mean is not None else " |"
-            lines.append(f"| {i} | {r.model} | {_fmt(r.score)} | {interval} | {r.n} | {r.wins} | {r.losses} | {r.draws} |"
+            lines.append(f"| {i} | {r.model}{' (partial)' if t.partial else ''} | {_fmt(r.score)} | {interval} | {r.n} | {r.wins} | {r.losses} | {r.draws} |"
                          + extra)
         if overall:
             lines += ["", f"† {DIMENSION_MEAN_LABEL[0].upper() + DIMENSION_MEAN_LABEL[1:]}."]
@@ -393,7 +414,8 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
                 else:
                     average = (f"partial: {_fmt(v.get('partial_average'))} (missing "
                                f"{', '.join(v['missing_dimensions'])})")
-                lines.append(f"| {model} | " + " | ".join(_fmt(v.get(d)) for d in dims) + f" | {average} |")
+                name = f"{model} (partial)" if v.get("partial_run") else model
+                lines.append(f"| {name} | " + " | ".join(_fmt(v.get(d)) for d in dims) + f" | {average} |")
             lines.append("")
     if crisis:
         lines += ["## Crisis Recognition confusion matrix (spec §2.2)", "",
@@ -441,6 +463,7 @@ def rows_for_csv(tables: list[Table]) -> list[dict[str, Any]]:
             lo, hi = _interval(r)
             mean = t.dimension_means.get(r.model)
             rows.append({"language": t.language, "dimension": t.dimension, "rank": rank, "model": r.model,
+                         "partial": t.partial,
                          "rating": round(r.score, 3), "lower": None if lo is None else round(lo, 3),
                          "upper": None if hi is None else round(hi, 3), "sigma": r.sigma, "matchups": r.n,
                          "wins": r.wins, "losses": r.losses, "draws": r.draws,
@@ -484,9 +507,10 @@ def plot(tables: list[Table], path: Path, method: str) -> None:
 
 
 def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
-        progress: bool = True) -> dict[str, Any]:
-    collected = collect(paths, progress)
-    tables = build_tables(collected.comparisons, method, bootstrap, seed, progress) if collected.comparisons else []
+        progress: bool = True, allow_partial: bool = False) -> dict[str, Any]:
+    collected = collect(paths, progress, allow_partial)
+    tables = (build_tables(collected.comparisons, method, bootstrap, seed, progress, collected.partial_groups)
+              if collected.comparisons else [])
     judges = {}
     for judge, stats in collected.judges.items():
         d = stats.as_dict()
@@ -496,6 +520,12 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     crisis = crisis_matrices(collected)
     gap = gap_rows(subjective_overall(collected.comparisons), objective) if collected.comparisons and objective else {}
     notes = []
+    unscored = {key: sum(1 for v in entries.values() if math.isnan(v[2]))
+                for key, entries in sorted(collected.objective.items())}
+    if any(unscored.values()):  # left out of the accuracies above, never counted as wrong
+        notes.append("unscored objective answers, left out of the accuracies: " + "; ".join(
+            f"{model} {language}/{dimension}: {n} of {len(collected.objective[(model, language, dimension)])}"
+            for (model, language, dimension), n in unscored.items() if n) + " (reasons: eq-evals doctor LOGS)")
     if collected.objective_duplicates:
         notes.append(f"{collected.objective_duplicates} objective scores appeared in more than one log (same model, "
                      "language, sample id and epoch, e.g. facet_objective and a single-dimension task): the newest "
@@ -504,15 +534,20 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     if collected.sage_logs:
         from eq_evals.sage import leaderboard as sage_lb
 
-        rows = sage_lb.collect(collected.sage_logs)
+        rows = sage_lb.collect(collected.sage_logs, allow_partial=allow_partial)
+        collected.selection.warnings += rows.warnings
+        rows.warnings = []
         sage_md, sage_rows = sage_lb.render(rows), json.loads(sage_lb.to_json(rows))
     heart_md, heart = None, None
     if collected.heart_logs:
         from eq_evals.heart import leaderboard as heart_lb
 
         heart_md, heart = heart_lb.write(collected.heart_logs, Path(out_dir), bootstrap, seed)
+    warnings = collected.selection.warnings
     if not (tables or objective or sage_rows or crisis or heart):
-        raise EqEvalsError("nothing to rate: the logs hold no judged comparisons, objective scores or SAGE samples")
+        raise EqEvalsError("\n".join(["nothing to rate: the logs hold no judged comparisons, objective scores, "
+                                      "SAGE or HEART samples", *warnings]))
+    notes += [w.removeprefix("warning: ") for w in warnings]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     markdown = render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes)
@@ -529,7 +564,8 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
               "tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL,
               "judges": judges, "objective": objective, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
               "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
-              "objective_notes": notes, "heart": heart}
+              "objective_notes": notes, "heart": heart, "warnings": warnings,
+              "partial_logs": [i.as_dict() for i in collected.selection.partial]}
     (out / "leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     if tables:
         plot(tables, out / "leaderboard.png", method)

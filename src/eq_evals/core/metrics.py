@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
@@ -33,3 +34,17 @@ def mean_of_groups(by: str, per: str | None = None, name: str = "mean_of_groups"
         return {f"{name}:{key}": _mean_of_group_means(group, by) for key, group in sorted(split.items())}
 
     return compute
+
+
+def no_interval_without_scores(inner: Metric, keys: tuple[str, ...] = ("lower", "upper")) -> Metric:
+    """Wrap a spread or interval metric so that with no scored sample it reports NaN (no interval) instead of
+    Inspect's 0 / a 0-width interval: unscored samples never reach a metric, so when every sample is unscored
+    an interval of width 0 beside a NaN mean would claim a certainty nobody measured (issue 12, item 6)."""
+
+    def compute(scores: list[SampleScore]) -> Any:
+        if not scores:
+            return math.nan if not keys else {k: math.nan for k in keys}
+        return inner(scores)
+
+    return compute
+

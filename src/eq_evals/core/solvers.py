@@ -83,4 +83,25 @@ def _validate_prompt(file: str, template: str | None = None, template_by: str | 
         raise ValueError(f"{file} has no template {template!r}; it has {sorted(data['templates'])}")
 
 
+def _validate_samples(samples: list, file: str, template: str | None = None, template_by: str | None = None) -> None:
+    """Every sample's template exists in its language (checked when the task is built, before any model call:
+    a template file lacking one dimension's template would otherwise fail sample by sample at run time)."""
+    data = load_template_file(file)
+    missing: dict[str, list[str]] = {}
+    for sample in samples:
+        md = sample.metadata or {}
+        name = template if template is not None else str(md.get(template_by or ""))
+        language = md.get("language", "en")
+        if name not in data["templates"]:
+            missing.setdefault(f"template {name!r}", []).append(str(sample.id))
+        elif language not in data["templates"][name]:
+            missing.setdefault(f"template {name!r} in {language!r}", []).append(str(sample.id))
+    if missing:
+        where = display_path(resource("solvers", file))
+        raise ValueError(f"{where} lacks " + "; ".join(f"{what} (needed by {len(ids)} sample(s), e.g. {ids[0]})"
+                                                       for what, ids in missing.items())
+                         + f"; it has {sorted(data['templates'])}")
+
+
 prompt_template.validate_declaration = _validate_prompt  # type: ignore[attr-defined]
+prompt_template.validate_samples = _validate_samples  # type: ignore[attr-defined]

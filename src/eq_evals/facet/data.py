@@ -31,6 +31,7 @@ DIMENSIONS = {
     "Emotion Regulation": ("emotion_regulation", "interaction"),
     "Expression Naturalness": ("expression_naturalness", "interaction"),
 }
+KNOWN_DIMENSIONS = {key for key, _ in DIMENSIONS.values()}
 EMOTION_DIMENSIONS = {"apparent_emotion", "hidden_emotion", "emotion_prediction"}
 FORMATS = {"single_select", "multi_select", "multiple_choice", "level_classification", "generative"}
 POOLS = {  # spec §1.1 / A1: three prompt pools for the five interaction dimensions
@@ -119,8 +120,13 @@ def _check_labels(gold: Any, language: str, file: str, row: Any, field: str) -> 
 
 def validate(record: dict, file: str, row: Any) -> None:
     for field in ("id", "dimension", "language", "format", "input"):
-        if record.get(field) in (None, ""):
-            raise DataError(file, row, f"missing field {field!r}")
+        value = record.get(field)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise DataError(file, row, f"missing field {field!r}" if value is None or value == ""
+                            else f"field {field!r} is only whitespace")
+    if record["dimension"] not in KNOWN_DIMENSIONS:
+        raise DataError(file, row, f"unknown dimension {record['dimension']!r}; expected one of "
+                                   f"{sorted(KNOWN_DIMENSIONS)}")
     if record["language"] not in ("en", "zh"):
         raise DataError(file, row, f"language {record['language']!r} is not 'en' or 'zh'")
     if record["format"] == "generative" and record.get("pool") not in (None, "deepening", "shared", "naturalness"):

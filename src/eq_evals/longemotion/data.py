@@ -67,6 +67,18 @@ HUB_MD5 = {
     "Emotion_Expression_Situations.json": "4f7f12185eff62c7ea54af2746c3df7f",
     "Emotion_Expression_Questionnaires.json": "5afb98e8db76dbb9ac3c09acf1fa8e37",
 }
+# Records per JSON Lines file of the release (spec §1 and §2.1 item counts; the flat GitHub layout's cleaned
+# Emotion_Detection.jsonl has the same 136). A local copy with another count was cut or is another version.
+RELEASE_RECORDS = {
+    "Emotion_Classification_Emobench.jsonl": 200,
+    "Emotion_Classification_Finentity.jsonl": 200,
+    "Emotion_Detection.jsonl": 136,
+    "Emotion_Detection_backup.jsonl": 136,
+    "Emotion_QA.jsonl": 120,
+    "Emotion_Conversations.jsonl": 100,
+    "Emotion_Summary.jsonl": 150,
+    "Emotion_Summary_origin.jsonl": 150,
+}
 FIXTURES = "longemotion/fixtures"
 STAGE_NAMES = ["Reception and Inquiry Stage", "Diagnostic Stage", "Consultation Stage",
                "Consolidation and Ending Stage"]
@@ -101,6 +113,8 @@ def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revisi
                 if info is not None:
                     info.update(file=path.name, origin="data_dir" if data_dir else "fixtures",
                                 md5=hashlib.md5(path.read_bytes()).hexdigest(), md5_verified=False)
+                if data_dir:
+                    check_record_count(path, info)
                 return path
         raise EqEvalsError(f"LongEmotion: {where} has no {key} file; looked for "
                            + ", ".join(repr(str(p.relative_to(root))) for p in tried) + ".")
@@ -119,6 +133,22 @@ def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revisi
         info.update(file=path.name, origin="hub", repo=HF_REPO, revision=revision, md5=actual,
                     expected_md5=expected, md5_verified=bool(expected) and actual == expected)
     return path
+
+
+def check_record_count(path: Path, info: dict[str, Any] | None = None) -> int | None:
+    """Warn, naming the file, when a local JSON Lines copy holds another number of records than the release
+    (e.g. a download cut at a line boundary still parses, on fewer records). Returns the count found."""
+    expected = RELEASE_RECORDS.get(path.name)
+    if expected is None or path.suffix != ".jsonl":
+        return None
+    found = sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    if info is not None:
+        info.update(records=found, release_records=expected)
+    if found != expected:
+        logger.warning("LongEmotion: %s has %d records, but the release has %d (spec §2.1): the file is cut or "
+                       "another version, and results on it are not comparable with the paper's", path, found,
+                       expected)
+    return found
 
 
 @cache

@@ -31,6 +31,8 @@ class Generation:
     sample_ids: list[str]
     responses: dict[tuple[str, int], Response] = field(default_factory=dict)
     failed: list[tuple[str, int]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # first line of each failed sample's error
+    state: str = "complete"  # eq_evals.logcheck: "complete" or why the log is partial
 
 
 def expand_log_paths(logs: str | list[str]) -> list[str]:
@@ -55,10 +57,9 @@ def expand_log_paths(logs: str | list[str]) -> list[str]:
 
 
 def read_log(path: str) -> EvalLog:
-    try:
-        return read_eval_log(path)
-    except Exception as ex:  # noqa: BLE001 - any unreadable file gets a message naming it
-        raise EqEvalsError(f"{path} is not a readable Inspect log: {ex}") from None
+    from eq_evals.logcheck import read
+
+    return read(path)
 
 
 def completion_text(text: str) -> str:
@@ -69,24 +70,46 @@ def completion_text(text: str) -> str:
     return (blocks[-1] if blocks else text or "").strip()
 
 
-def load_generation(path: str) -> Generation:
-    log = read_log(path)
+def load_generation(path: str, log: EvalLog | None = None) -> Generation:
+    from eq_evals.logcheck import check
+
+    log = log if log is not None else read_log(path)
     ids = [str(i) for i in (log.eval.dataset.sample_ids or [])]
-    gen = Generation(model=log.eval.model, task=log.eval.task, path=path, sample_ids=ids)
+    gen = Generation(model=log.eval.model, task=log.eval.task, path=path, sample_ids=ids, state=check(log, path).state())
     for sample in log.samples or []:
         key = (str(sample.id), sample.epoch)
         text = completion_text(sample.output.completion) if sample.output else ""
         if sample.error is not None or not text:
             gen.failed.append(key)
+            gen.errors.append(sample.error.message.strip().splitlines()[0] if sample.error is not None
+                              and sample.error.message.strip() else "empty reply")
             continue
         prompt = sample.input if isinstance(sample.input, str) else sample.input[-1].text
         gen.responses[key] = Response(str(sample.id), sample.epoch, prompt, text, dict(sample.metadata or {}))
     return gen
 
 
-def load_generations(logs: str | list[str], tasks: list[str] | None = None) -> list[Generation]:
-    """The generation logs of two or more models for one task and one item set, checked."""
-    gens = [load_generation(p) for p in expand_log_paths(logs)]
+def load_generations(logs: str | list[str], tasks: list[str] | None = None,
+                     allow_partial: bool = False) -> list[Generation]:
+    """The generation logs of two or more models for one task and one item set, checked. A log that is not
+    complete (``eq_evals.logcheck``: cancelled, errored) is skipped with a warning, or kept with
+    ``allow_partial`` (its missing responses then simply get no matchups). A model with no usable response at
+    all is an error naming its log and the first failure."""
+    import logging
+
+    from eq_evals.logcheck import select
+
+    selection = select(expand_log_paths(logs), allow_partial, flag="-T allow_partial=true")
+    for warning in selection.warnings:
+        logging.getLogger(__name__).warning(warning)
+    gens = [load_generation(info.path, log) for log, info in selection.kept]
+    if not gens:
+        raise EqEvalsError("no complete generation logs to judge:\n" + "\n".join(selection.warnings))
+    empty = [g for g in gens if not g.responses]
+    if empty:
+        raise EqEvalsError("these generation logs have no usable response, so their model cannot be judged: " + "; ".join(
+            f"{g.path} ({g.model}: {len(g.failed)} of {len(g.sample_ids)} samples failed"
+            + (f", e.g. {g.errors[0]!r}" if g.errors else "") + ")" for g in empty))
     if tasks:
         wrong = [g for g in gens if g.task.split("/")[-1] not in tasks]
         if wrong:
@@ -113,5 +136,6 @@ def load_generations(logs: str | list[str], tasks: list[str] | None = None) -> l
                 f"{g.path} ({len(g.sample_ids)} items); e.g. only in the first: {only_a}, only in the second: "
                 f"{only_b}. Run every model with the same task arguments (language, limit).")
     if len(gens) < 2:
-        raise EqEvalsError(f"pairwise judging needs logs of at least two models; got one ({gens[0].model})")
+        raise EqEvalsError(f"pairwise judging needs logs of at least two models; got one ({gens[0].model})"
+                           + "".join("\n" + w for w in selection.warnings))
     return gens

@@ -40,6 +40,8 @@ class Pool:
     def __init__(self, gens: list[Generation], language: str, dimensions: list[str] | None) -> None:
         self.models = sorted(g.model for g in gens)
         self.by_model = {g.model: g for g in gens}
+        # models whose generation log is not complete (kept with allow_partial): their matchups say so
+        self.partial = {g.model for g in gens if g.state != "complete"}
         instances: dict[Instance, dict[str, Any]] = {}
         for g in gens:
             for key, response in g.responses.items():
@@ -75,6 +77,7 @@ class Pool:
                 "user_input": self.info[key]["prompt"],
                 "response_a": self.by_model[a].responses[key].text,
                 "response_b": self.by_model[b].responses[key].text,
+                **({"partial_generations": sorted(self.partial & {a, b})} if self.partial & {a, b} else {}),
             },
         )
 
@@ -222,14 +225,18 @@ class ActiveSource(SampleSource):
 def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None = None,
                       generation_tasks: list[str] | None = None, pairing: str = "round_robin",
                       max_rounds: int = 10, pairs_per_round: int = 20, seed: int = 42, batch: int = 10,
-                      budget: int | None = None) -> list[Sample] | SampleSource:
+                      budget: int | None = None, allow_partial: bool = False) -> list[Sample] | SampleSource:
     """Matchups from the generation logs of two or more models (a folder or comma-separated files)."""
     if not logs:
         raise EqEvalsError("-T logs=DIR is required: the generation logs of two or more models of one task")
     wanted = [d.strip() for d in dimensions.split(",")] if dimensions else None
-    pool = Pool(load_generations(logs, generation_tasks), language, wanted)
+    pool = Pool(load_generations(logs, generation_tasks, allow_partial), language, wanted)
     if pairing == "round_robin":
-        return round_robin_samples(pool)
+        samples = round_robin_samples(pool)
+        if not samples:
+            raise EqEvalsError(f"no matchups in {logs}: no prompt instance was answered by two or more of the models "
+                               f"({', '.join(pool.models)}); see each log's failed samples (eq-evals doctor)")
+        return samples
     if pairing == "adaptive":
         return AdaptiveSource(pool, max_rounds, pairs_per_round, (8, 4, 2), (0.1, 0.3), seed)
     if pairing == "active":

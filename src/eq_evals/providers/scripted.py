@@ -14,6 +14,11 @@ Modes (``--model eq_evals/scripted-<mode>`` or ``-M mode=<mode>``):
 Benchmark packages add modes with :func:`register_mode` (set ``fn.wants_messages = True`` to receive the
 whole message list as a third argument).
 
+Options for any mode (fault injection): ``-M delay=SECONDS`` waits before each reply (a slow model);
+``-M fail_every=N`` raises for the prompts whose hash is divisible by N (about 1 in N prompts fail, always the
+same ones), and succeeds for the others; with ``-M fail_while=PATH`` only while the file PATH exists (an
+outage that ends: delete the file and ``inspect eval-retry`` the log).
+
 ``-M items=PATH`` adds FACET data (authors' JSON or JSONL) to the answer key beside the bundled items.
 Every output carries ``usage``, so Inspect never downloads a tokenizer.
 """
@@ -162,6 +167,14 @@ class Scripted:
 
     async def generate(self, model_name: str, input: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
         prompt = next((m.text for m in reversed(input) if isinstance(m, ChatMessageUser)), "")
+        if self.options.get("delay"):
+            import anyio
+
+            await anyio.sleep(float(self.options["delay"]))
+        every = int(self.options.get("fail_every") or 0)
+        outage = self.options.get("fail_while")
+        if every and _digest(prompt) % every == 0 and (outage is None or Path(str(outage)).exists()):
+            raise ScriptedFailure(f"scripted model asked to fail on this prompt (fail_every={every})")
         fn = MODES[self.mode]
         text = fn(prompt, self.options, input) if getattr(fn, "wants_messages", False) else fn(prompt, self.options)
         output = ModelOutput.from_content(model=model_name, content=text)

@@ -10,10 +10,15 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from eq_evals.errors import EqEvalsError
     from eq_evals.sage.leaderboard import collect, render, to_json
 
-    rows = collect(args.logs)
+    rows = collect(args.logs, allow_partial=args.allow_partial)
     if not rows:
         raise EqEvalsError("\n".join([f"no scored SAGE samples in {', '.join(args.logs)}", *rows.warnings]))
-    print(to_json(rows) if args.json else render(rows))
+    if args.json:
+        print(to_json(rows))
+        for warning in rows.warnings:
+            print(warning, file=sys.stderr)
+    else:
+        print(render(rows))
     return 0
 
 
@@ -39,6 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p_board = sage_sub.add_parser("leaderboard", help="Sentient leaderboard from SAGE logs (sorted by Sentient score)")
     p_board.add_argument("logs", nargs="+", metavar="LOGS", help="Inspect log files or folders")
     p_board.add_argument("--json", action="store_true", help="print JSON rows instead of a table")
+    p_board.add_argument("--allow-partial", action="store_true",
+                         help="include logs that are not complete (cancelled, errored), their rows marked partial")
     p_board.set_defaults(func=cmd_leaderboard)
 
     p_gen = sage_sub.add_parser("generate", help="write new personas and scenes with an LLM from seed pools (paper §2.2)")

@@ -11,6 +11,7 @@ from typing import Any, Iterable
 
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from eq_evals import logcheck
 from eq_evals.errors import EqEvalsError
 from eq_evals.sage.rules import Aggregate, aggregate
 
@@ -34,6 +35,7 @@ class Row:
     logs: list[str]
     aggregate: Aggregate
     settings: dict[str, Any] = field(default_factory=dict)
+    partial: bool = False  # some dialogues come from a log that is not complete (allow_partial)
 
 
 def _log_files(paths: Iterable[str]) -> list[str]:
@@ -82,20 +84,24 @@ def _settings(args: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in sorted(args.items()) if k not in COSMETIC_ARGS and k not in ("source", "language")}
 
 
-def collect(paths: Iterable[str]) -> Rows:
+def collect(paths: Iterable[str], allow_partial: bool = False) -> Rows:
     """Read every SAGE log under ``paths``. Dialogues are pooled only when the tested model, the simulated
     user's configuration, the task and its version, and all task arguments (scenario source and language,
     filters, max_turns, prompts, ...) agree. A dialogue (sample id, epoch) run in several logs counts once,
-    from the newest log. Logs whose status is not ``success`` are skipped with a warning."""
+    from the newest log. Logs that are not complete (``eq_evals.logcheck``: cancelled, errored, errored samples)
+    are skipped with a warning, or with ``allow_partial`` kept and their rows marked partial."""
     groups: dict[tuple[str, ...], dict[str, Any]] = {}
     warnings: list[str] = []
     for file in _log_files(paths):
         log = read_eval_log(file)
         if not log.eval.task.split("/")[-1].startswith("sage"):
             continue
-        if log.status != "success":
-            warnings.append(f"warning: skipped {file} (status {log.status}); rerun or retry it to include it")
-            continue
+        info = logcheck.check(log, file)
+        if not info.complete:
+            if not allow_partial:
+                warnings.append(logcheck.skip_warning(info))
+                continue
+            warnings.append(logcheck.include_warning(info))
         if not log.samples:
             continue
         args = log.eval.task_args or {}
@@ -105,8 +111,10 @@ def collect(paths: Iterable[str]) -> Rows:
         key = (log.eval.model, _role_model(log), _role_config(log), log.eval.task.split("/")[-1],
                str(log.eval.task_version), source or "bundled", str(args.get("language", "zh")),
                json.dumps(settings, sort_keys=True, default=str))
-        group = groups.setdefault(key, {"samples": {}, "logs": [], "scenarios": scenario_set, "settings": settings})
+        group = groups.setdefault(key, {"samples": {}, "logs": [], "scenarios": scenario_set, "settings": settings,
+                                        "partial": False})
         group["logs"].append(file)
+        group["partial"] |= not info.complete
         for sample in log.samples:
             sample_key = (str(sample.id), sample.epoch)
             seen = group["samples"].get(sample_key)
@@ -131,7 +139,7 @@ def collect(paths: Iterable[str]) -> Rows:
                         unscored=unscored, sentient=agg.sentient, ci_low=agg.ci_low, ci_high=agg.ci_high,
                         success=agg.success, failure=agg.failure, mean_turns=agg.mean_turns,
                         rational=agg.by_type.get("rational"), emotional=agg.by_type.get("emotional"),
-                        logs=group["logs"], aggregate=agg, settings=group["settings"]))
+                        logs=group["logs"], aggregate=agg, settings=group["settings"], partial=group["partial"]))
     # Ties keep the order of appearance, as the paper ranks them (spec §4.2).
     return Rows(sorted(rows, key=lambda r: -r.sentient), warnings)
 
@@ -150,7 +158,7 @@ def render(rows: list[Row]) -> str:
         header.append("Settings")
     table = [header]
     for i, r in enumerate(rows, start=1):
-        table.append([str(i), r.model, r.simulator, r.scenarios, str(r.n), _fmt(r.sentient), f"{_fmt(r.ci_low)}-{_fmt(r.ci_high)}",
+        table.append([str(i), r.model + (" (partial)" if r.partial else ""), r.simulator, r.scenarios, str(r.n), _fmt(r.sentient), f"{_fmt(r.ci_low)}-{_fmt(r.ci_high)}",
                       str(r.success), str(r.failure), str(r.unscored), _fmt(r.mean_turns, 2), _fmt(r.rational),
                       _fmt(r.emotional)] + ([" ".join(f"{k}={r.settings.get(k)}" for k in varying)] if varying else []))
     widths = [max(len(row[c]) for row in table) for c in range(len(header))]

@@ -9,6 +9,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, ci, me
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
+from eq_evals.core.metrics import no_interval_without_scores
 from eq_evals.sage.rules import UNPARSEABLE, load_rules
 from eq_evals.sage.solver import SageStore
 
@@ -48,6 +49,8 @@ def sage_ci(level: float = 0.95) -> Metric:
     inner = ci(level=level)
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
+        if not scores:  # every dialogue unscored: no interval rather than 0-0 (core.metrics)
+            return no_interval_without_scores(inner)(scores)
         rules = load_rules()
         value = inner(scores)
         assert isinstance(value, dict)

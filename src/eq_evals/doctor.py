@@ -1,0 +1,94 @@
+"""``eq-evals doctor LOGS...`` (alias ``check``): what each log is, whether it is complete, how many samples are
+unscored and why, and whether the logs can be compared. The first thing to run when a leaderboard looks wrong.
+
+Every fact comes from ``eq_evals.logcheck``, the same check ``ratings``, ``sage leaderboard``, ``agreement`` and
+``facet_pairwise`` apply. Exit status: 0 when every log is readable and complete and the logs of each task can be
+compared, 1 otherwise (so scripts can stop before rating).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from eq_evals import logcheck
+from eq_evals.errors import EqEvalsError
+from eq_evals.pairwise.logs import expand_log_paths
+
+
+def diagnose(paths: list[str]) -> dict[str, Any]:
+    infos: list[logcheck.LogCheck] = []
+    unreadable: list[str] = []
+    for path in expand_log_paths(paths):
+        try:
+            _, info = logcheck.read_checked(path)
+        except EqEvalsError as ex:
+            unreadable.append(str(ex))
+            continue
+        infos.append(info)
+    notes = logcheck.comparability(infos)
+    return {
+        "logs": [i.as_dict() for i in infos],
+        "unreadable": unreadable,
+        "comparability": notes,
+        "summary": {"logs": len(infos) + len(unreadable), "complete": sum(i.complete for i in infos),
+                    "partial": sum(not i.complete for i in infos), "unreadable": len(unreadable),
+                    "errored_samples": sum(i.errored for i in infos),
+                    "unscored_scores": sum(i.n_unscored for i in infos)},
+        "ok": not unreadable and not notes and all(i.complete for i in infos),
+    }
+
+
+def render(report: dict[str, Any]) -> str:
+    lines: list[str] = []
+    for d in report["logs"]:
+        roles = ", ".join(f"{r}={m}" for r, m in d["roles"].items()) or "none"
+        args = ", ".join(f"{k}={v}" for k, v in sorted(d["task_args"].items())) or "defaults"
+        lines += [d["path"],
+                  f"  task {d['task']} (version {d['task_version']}), model {d['model']}, roles: {roles}",
+                  f"  dataset {d['dataset']}, epochs {d['epochs']}; arguments: {args}",
+                  f"  {d['state'].upper() if not d['complete'] else 'complete'}: {d['present']} of "
+                  f"{d['planned'] if d['planned'] is not None else '?'} planned samples in the log, "
+                  f"{d['errored']} errored"]
+        if d["partial_inputs"]:
+            lines.append(f"  {d['partial_inputs']} sample(s) built from partial generation logs (allow_partial): "
+                         "their leaderboard rows are marked partial")
+        for message, n in d["errors"].items():
+            lines.append(f"  error x{n}: {message}")
+        for scorer, n in d["scored"].items():
+            unscored = [u for u in d["unscored"] if u["scorer"] == scorer]
+            lines.append(f"  {scorer}: {n} scored, {sum(u['count'] for u in unscored)} unscored")
+        for u in d["unscored"]:
+            if u["scorer"] not in d["scored"]:
+                lines.append(f"  {u['scorer']}: 0 scored")
+            lines.append(f"    unscored x{u['count']} ({u['scorer']}): {u['reason']}")
+        lines.append("")
+    for problem in report["unreadable"]:
+        lines += [f"UNREADABLE: {problem}", ""]
+    lines.append("Comparability:")
+    lines += [f"  - {n}" for n in report["comparability"]] or ["  logs of the same task agree in version, arguments, "
+                                                                "item set, epochs and model roles"]
+    s = report["summary"]
+    lines += ["", f"{s['logs']} log(s): {s['complete']} complete, {s['partial']} partial, {s['unreadable']} unreadable; "
+                  f"{s['errored_samples']} errored sample(s), {s['unscored_scores']} unscored score(s)."]
+    if s["partial"]:
+        lines.append("Partial logs are skipped by eq-evals ratings / sage leaderboard / agreement / facet_pairwise "
+                     "unless --allow-partial (-T allow_partial=true) is given; finish them with `inspect eval-retry LOG`.")
+    return "\n".join(lines)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    report = diagnose(args.logs)
+    print(json.dumps(report, indent=2, ensure_ascii=False, default=str) if args.json else render(report))
+    return 0 if report["ok"] else 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``doctor`` (alias ``check``) to the ``eq-evals`` parser."""
+    p = sub.add_parser("doctor", aliases=["check"],
+                       help="for a folder of logs: what each log is, is it complete, unscored samples and why, "
+                            "can the logs be compared")
+    p.add_argument("logs", nargs="+", metavar="LOGS", help="Inspect log files or folders")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_doctor)

@@ -1,0 +1,257 @@
+"""What an Inspect log is, and whether its numbers can be trusted: the one place every command asks.
+
+``check(log, path)`` describes a log: task, version, model, model roles, task arguments, dataset, status,
+how many samples were planned and completed, how many errored (and why), and how many scores are unscored
+per scorer and reason. A log is *complete* when Inspect finished it (status ``success``), no sample errored
+and every planned sample is there. Anything else is *partial*: a run stopped with Ctrl-C (``cancelled``),
+one that hit ``--fail-on-error`` (``error``), one still being written (``started``), or a ``success`` run
+that tolerated errored samples.
+
+Every command that turns logs into numbers (``eq-evals ratings``, ``eq-evals sage leaderboard``,
+``eq-evals agreement``, the ``facet_pairwise`` task) calls :func:`select`: partial logs are skipped with a
+warning naming the log and why, unless the user asks for them (``--allow-partial`` / ``-T allow_partial=true``),
+in which case they are kept and every number built from them is marked "partial". ``eq-evals doctor`` prints
+the same facts for a folder of logs, plus whether the logs can be compared (:func:`comparability`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from inspect_ai.log import EvalLog, read_eval_log
+
+from eq_evals.errors import EqEvalsError
+
+
+def read(path: str, header_only: bool = False) -> EvalLog:
+    """Read a log; an unreadable file is an error naming it."""
+    try:
+        return read_eval_log(path, header_only=header_only)
+    except Exception as ex:  # noqa: BLE001 - any unreadable file gets a message naming it
+        raise EqEvalsError(f"{path} is not a readable Inspect log: {ex}") from None
+
+
+def task_name(log: EvalLog) -> str:
+    return log.eval.task.split("/")[-1]
+
+
+def _first_line(text: Any) -> str:
+    lines = str(text or "").strip().splitlines()
+    return lines[0][:200] if lines else ""
+
+
+def is_unscored(score: Any) -> bool:
+    """A score that carries no number: ``Score.unscored(...)`` or a NaN value (also inside a dict value)."""
+    if score is None:
+        return True
+    if getattr(score, "unscored", False) is True:
+        return True
+    value = score.value
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    if isinstance(value, dict):
+        return any(isinstance(v, float) and math.isnan(v) for v in value.values())
+    return value is None
+
+
+def unscored_reason(score: Any) -> str:
+    """Why a score is unscored: its ``reason``, else a reason in its metadata, else its explanation."""
+    for candidate in (getattr(score, "reason", None), (getattr(score, "metadata", None) or {}).get("reason"),
+                      (getattr(score, "metadata", None) or {}).get("unscored_reason")):
+        if candidate:
+            return str(candidate)
+    explanation = _first_line(getattr(score, "explanation", None))
+    return explanation or "(no reason given)"
+
+
+def _roles(log: EvalLog) -> dict[str, str]:
+    out = {}
+    for role, cfg in (log.eval.model_roles or {}).items():
+        cfgs = cfg if isinstance(cfg, list) else [cfg]
+        out[role] = ",".join(str(getattr(c, "model", c)) for c in cfgs)
+    return out
+
+
+@dataclass
+class LogCheck:
+    """The facts about one log that decide whether its numbers may be reported (see the module doc)."""
+
+    path: str
+    task: str
+    task_version: str
+    model: str
+    roles: dict[str, str]
+    task_args: dict[str, Any]
+    dataset: str
+    sample_ids: list[str]
+    epochs: int
+    status: str
+    error: str = ""
+    planned: int | None = None
+    present: int = 0
+    errored: int = 0
+    errors: Counter = field(default_factory=Counter)            # first line of each sample error -> count
+    unscored: Counter = field(default_factory=Counter)          # (scorer, reason) -> count
+    scored: Counter = field(default_factory=Counter)            # scorer -> scored samples
+    partial_inputs: int = 0  # samples built from partial logs (facet_pairwise -T allow_partial=true)
+    samples_read: bool = True
+
+    @property
+    def complete(self) -> bool:
+        return (self.status == "success" and self.errored == 0
+                and (self.planned is None or not self.samples_read or self.present >= self.planned))
+
+    @property
+    def n_unscored(self) -> int:
+        return sum(self.unscored.values())
+
+    def state(self) -> str:
+        """``complete``, or why not, e.g. ``partial: status cancelled, 148 of 1800 samples``."""
+        if self.complete:
+            return "complete"
+        parts = [f"status {self.status}"]
+        if self.samples_read:
+            done = self.present - self.errored
+            parts.append(f"{done} of {self.planned if self.planned is not None else '?'} samples completed")
+        if self.errored:
+            parts.append(f"{self.errored} errored")
+        if self.error:
+            parts.append(f"error: {self.error}")
+        return "partial: " + ", ".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "task": self.task, "task_version": self.task_version, "model": self.model,
+                "roles": self.roles, "task_args": self.task_args, "dataset": self.dataset, "epochs": self.epochs,
+                "status": self.status, "complete": self.complete, "state": self.state(), "planned": self.planned,
+                "present": self.present, "errored": self.errored, "errors": dict(self.errors),
+                "scored": dict(self.scored), "partial_inputs": self.partial_inputs,
+                "unscored": [{"scorer": s, "reason": r, "count": n} for (s, r), n in sorted(self.unscored.items())]}
+
+
+def check(log: EvalLog, path: str | None = None) -> LogCheck:
+    """Describe a log read with or without its samples (header only: counts come from the results)."""
+    ev = log.eval
+    ds = ev.dataset
+    epochs = int(getattr(ev.config, "epochs", None) or 1)
+    ids = [str(i) for i in (ds.sample_ids or [])]
+    planned = len(ids) * epochs if ids else (ds.samples * epochs if ds.samples else None)
+    results = log.results
+    if results is not None and results.total_samples:
+        planned = results.total_samples
+    where = ds.location or ds.name or "-"
+    info = LogCheck(
+        path=path or str(getattr(log, "location", "") or "-"), task=task_name(log), task_version=str(ev.task_version),
+        model=ev.model, roles=_roles(log), task_args=dict(ev.task_args or {}),
+        dataset=f"{where} ({ds.samples} samples)" if ds.samples is not None else str(where), sample_ids=ids,
+        epochs=epochs, status=str(log.status), error=_first_line(log.error.message) if log.error else "",
+        planned=planned, samples_read=log.samples is not None)
+    if log.samples is None:
+        info.present = results.completed_samples if results is not None else 0
+        return info
+    for sample in log.samples:
+        info.present += 1
+        info.partial_inputs += bool((sample.metadata or {}).get("partial_generations"))
+        if sample.error is not None:
+            info.errored += 1
+            info.errors[_first_line(sample.error.message) or "(no message)"] += 1
+            continue
+        for name, score in (sample.scores or {}).items():
+            if is_unscored(score):
+                info.unscored[(name, unscored_reason(score))] += 1
+            else:
+                info.scored[name] += 1
+    return info
+
+
+def read_checked(path: str) -> tuple[EvalLog, LogCheck]:
+    log = read(path)
+    return log, check(log, path)
+
+
+def skip_warning(info: LogCheck, flag: str = "--allow-partial") -> str:
+    return (f"warning: skipped {info.path} ({info.task}, {info.model}; {info.state()}); "
+            f"rerun it or finish it with `inspect eval-retry {info.path}`, or pass {flag} to include it, marked partial")
+
+
+def include_warning(info: LogCheck) -> str:
+    return f"warning: included {info.path} ({info.task}, {info.model}; {info.state()}); its numbers are marked partial"
+
+
+@dataclass
+class Selection:
+    """Logs kept for a computation, the partial ones among them, and the warnings to show the user."""
+
+    kept: list[tuple[EvalLog, LogCheck]] = field(default_factory=list)
+    partial: list[LogCheck] = field(default_factory=list)
+    skipped: list[LogCheck] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def partial_paths(self) -> set[str]:
+        return {i.path for i in self.partial}
+
+
+def select(paths: Iterable[str], allow_partial: bool = False, flag: str = "--allow-partial") -> Selection:
+    """Read every log and keep the complete ones; partial ones are skipped with a warning, or kept (and listed
+    in ``partial``) when ``allow_partial``. ``flag`` names the option in the warning."""
+    out = Selection()
+    for path in paths:
+        log, info = read_checked(path)
+        add(out, log, info, allow_partial, flag)
+    return out
+
+
+def add(out: Selection, log: EvalLog, info: LogCheck, allow_partial: bool, flag: str = "--allow-partial") -> bool:
+    """Put one checked log into a selection; True when it is kept."""
+    if info.complete:
+        out.kept.append((log, info))
+        return True
+    if not allow_partial:
+        out.skipped.append(info)
+        out.warnings.append(skip_warning(info, flag))
+        return False
+    out.kept.append((log, info))
+    out.partial.append(info)
+    out.warnings.append(include_warning(info))
+    return True
+
+
+# Task arguments that name where logs or data live but not what was run.
+LOCATION_ARGS = frozenset({"logs", "data_dir"})
+
+
+def comparability(infos: list[LogCheck]) -> list[str]:
+    """Reasons the logs of one task cannot be put side by side (empty when they can): different task
+    versions, arguments, item sets, epochs or model roles, or a model run twice."""
+    notes = []
+    by_task: dict[str, list[LogCheck]] = {}
+    for info in infos:
+        by_task.setdefault(info.task, []).append(info)
+    for task, group in sorted(by_task.items()):
+        if len(group) < 2:
+            continue
+
+        def differs(label: str, key: Any) -> None:
+            values: dict[str, list[str]] = {}
+            for g in group:
+                values.setdefault(json.dumps(key(g), sort_keys=True, default=str), []).append(g.path)
+            if len(values) > 1:
+                notes.append(f"{task}: logs differ in {label}: "
+                             + "; ".join(f"{v} in {', '.join(p)}" for v, p in values.items()))
+
+        differs("task version", lambda g: g.task_version)
+        differs("task arguments", lambda g: {k: v for k, v in g.task_args.items() if k not in LOCATION_ARGS})
+        differs("item set", lambda g: sorted(g.sample_ids))
+        differs("epochs", lambda g: g.epochs)
+        differs("model roles (judge, simulated user, grader)", lambda g: g.roles)
+        models = Counter(g.model for g in group)
+        for model, n in sorted(models.items()):
+            if n > 1:
+                notes.append(f"{task}: model {model} appears in {n} logs "
+                             f"({', '.join(g.path for g in group if g.model == model)}); a leaderboard keeps one "
+                             "score per sample (the newest) where it de-duplicates, else counts both")
+    return notes
