@@ -1,25 +1,70 @@
 #!/usr/bin/env bash
-# The main job: set up, then run a FACET task on the embedded SmolLM2 model, print the scores and the
-# log, and say how to browse it. Extra arguments go to `inspect eval` (e.g. --limit 30 -T language=zh).
+# The main job, end to end on this machine with no API key: set up, then
+#   1. a FACET objective task (Hidden Emotion) on the embedded SmolLM2-135M model, its score printed beside
+#      the chance and majority baselines of the same items;
+#   2. a pairwise judging round: three contestants answer FACET interaction prompts, a judge compares them
+#      pair by pair, and `eq-evals ratings` turns the verdicts into a leaderboard and its chart;
+#   3. where to look in Inspect View.
+# Extra arguments go to the first `inspect eval` (e.g. --limit 30 -T language=zh).
+# EQ_EVALS_VENV=DIR runs it in an environment that is already set up (no scripts/setup.sh); DEMO_DIR=DIR
+# moves the output (default logs/demo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+START=$(date +%s)
+VENV=${EQ_EVALS_VENV:-.venv}
+if [ -z "${EQ_EVALS_VENV:-}" ]; then bash scripts/setup.sh; fi
+SETUP_DONE=$(date +%s)
 export HF_HUB_OFFLINE=1
-LOGS=logs/demo
-echo "== running eq_evals/facet_hidden on the embedded model (SmolLM2-135M: proves the pipeline, not an EI baseline)"
-.venv/bin/inspect eval eq_evals/facet_hidden --model eq_evals/smollm2 --limit 10 --epochs 1 \
-  --max-tokens 64 --temperature 0 --log-dir "$LOGS" --display plain "$@"
-LOG=$(ls -t "$LOGS"/*.eval | head -1)
+OUT=${DEMO_DIR:-logs/demo}
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
 echo
-echo "== scores"
-.venv/bin/python - "$LOG" <<'PY'
+echo "== 1. FACET Hidden Emotion on the embedded model (SmolLM2-135M: proves the pipeline, far too small to be an EI baseline)"
+# The task declares its generation limits (128 tokens, stop at </answer>); --max-tokens etc. would override them.
+"$VENV"/bin/inspect eval eq_evals/facet_hidden --model eq_evals/smollm2 --limit 10 --epochs 1 --temperature 0 \
+  --log-dir "$OUT/objective" --display plain "$@"
+"$VENV"/bin/python - "$OUT/objective" <<'PY'
 import sys
+from collections import Counter
+from pathlib import Path
 from inspect_ai.log import read_eval_log
-log = read_eval_log(sys.argv[1], header_only=True)
-print(f"task {log.eval.task}  model {log.eval.model}  status {log.status}")
-for score in log.results.scores:
-    for name, m in score.metrics.items():
-        print(f"  {score.name}/{name}: {m.value:.3f}")
+from eq_evals.facet.baselines import facet_baselines
+
+log = read_eval_log(str(max(Path(sys.argv[1]).glob("*.eval"), key=lambda p: p.stat().st_mtime)))
+scores = [s.scores["facet_objective"] for s in log.samples if "facet_objective" in (s.scores or {})]
+scored = [s for s in scores if isinstance(s.value, (int, float))]
+print(f"\n   {log.eval.task} on {log.eval.model}: {len(log.samples)} samples, status {log.status}")
+print(f"   {'':34s} {'accuracy':>8s}")
+if scored:
+    print(f"   {log.eval.model:34s} {sum(s.value for s in scored) / len(scored):8.3f}   ({len(scored)} scored)")
+if len(scored) < len(scores):
+    print(f"   {'':34s} {'':8s}   {len(scores) - len(scored)} unscored")
+for row in facet_baselines(s.metadata for s in log.samples):
+    label = f"chance ({row.dimension}, {row.language})"
+    print(f"   {label:34s} {row.chance:8.3f}   (uniform pick from the labels the prompt offers)")
+    answers = ", ".join(row.majority_answers.values())
+    print(f"   {'majority':34s} {row.majority:8.3f}   (always answers the most frequent gold: {answers})")
+parsed = Counter((s.metadata or {}).get("parse", "-") for s in scored)
+print(f"   how the answers were read: {dict(parsed)} (tagged = inside <answer></answer>)")
 PY
-echo "== log: $LOG"
-echo "== browse it with: .venv/bin/inspect view --log-dir $LOGS"
+
+echo
+echo "== 2. a pairwise judging round: FACET interaction prompts, three contestants, one judge"
+echo "   contestants: the embedded model and two scripted stand-ins (echo: repeats the prompt; malformed: evades)"
+"$VENV"/bin/inspect eval eq_evals/facet_naturalness -T language=en --limit 3 --max-tokens 160 --temperature 0 \
+  --model eq_evals/smollm2,eq_evals/scripted-echo,eq_evals/scripted-malformed \
+  --log-dir "$OUT/gen" --display plain
+# The judge here is scripted (it prefers the shorter reply), so the round needs no API key and finishes in
+# seconds; with a key, use a real judge: --model-role grader=openai/gpt-4o (see docs/pairwise.md).
+"$VENV"/bin/inspect eval eq_evals/facet_pairwise -T logs="$OUT/gen" --model none \
+  --model-role grader=eq_evals/scripted-judge --log-dir "$OUT/judged" --display plain
+"$VENV"/bin/eq-evals ratings "$OUT/judged" --out "$OUT/ratings" --bootstrap 200 --quiet
+
+echo
+echo "== 3. where to look"
+echo "   leaderboard: $OUT/ratings/leaderboard.md (also .csv, .json); charts: $(ls "$OUT"/ratings/*.png 2>/dev/null | tr '\n' ' ')"
+echo "   transcripts: $VENV/bin/inspect view --log-dir $OUT"
+echo "     objective/  each sample's prompt, the model's reply and the score's explanation (parsed answer, gold, rule)"
+echo "     judged/     each matchup's judge calls under its judge/order spans, the verdict and the length diagnostics"
+echo "== demo finished in $(( $(date +%s) - SETUP_DONE )) s after set-up ($(( SETUP_DONE - START )) s of set-up)"

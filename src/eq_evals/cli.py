@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import Counter
 
 from eq_evals.errors import EqEvalsError
 
 
-def _sample_counts(decl) -> str:
+# Data loaders name HF_HUB_OFFLINE when the Hub is off limits; when `eq-evals list` set it itself, say so.
+_OFFLINE_SET = re.compile(r"HF_HUB_OFFLINE(?:/HF_DATASETS_OFFLINE)? is set")
+_LISTING_OFFLINE = "`eq-evals list` only counts data already on this machine (it never downloads)"
+
+
+def _sample_counts(decl, offline_by_listing: bool = False) -> str:
     from eq_evals import components
     from eq_evals.engine import substitute
 
@@ -26,6 +32,8 @@ def _sample_counts(decl) -> str:
             samples = components.DATASETS[spec.dataset.adapter](**substitute(spec.dataset.args, params))
         except Exception as ex:  # noqa: BLE001 - a listing reports, it does not fail
             reason = str(ex).splitlines()[0] if str(ex) else type(ex).__name__
+            if offline_by_listing:
+                reason = _OFFLINE_SET.sub(_LISTING_OFFLINE, reason)
             counts.append(f"{language or 'all'}: unavailable ({reason})")
             continue
         formats = Counter(str((s.metadata or {}).get("format", "-")) for s in samples)
@@ -37,6 +45,7 @@ def _sample_counts(decl) -> str:
 def cmd_list(args: argparse.Namespace) -> int:
     import os
 
+    offline_by_listing = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() not in ("1", "true", "yes", "on")
     os.environ["HF_HUB_OFFLINE"] = "1"  # a listing counts what is here; it never downloads data
     from eq_evals.engine import load_declarations_tolerant
     from eq_evals.resources import display_path
@@ -50,7 +59,10 @@ def cmd_list(args: argparse.Namespace) -> int:
             continue
         print(f"eq_evals/{spec.name}  [{spec.benchmark}]")
         print(f"  {spec.description}")
-        print(f"  samples: {_sample_counts(decl)}; epochs: {spec.epochs.count} ({spec.epochs.reducer})")
+        print(f"  samples: {_sample_counts(decl, offline_by_listing)}; epochs: {spec.epochs.count} ({spec.epochs.reducer})")
+        if spec.config:
+            settings = ", ".join(f"{k}={v!r}" for k, v in spec.config.items())
+            print(f"  generation: {settings} (command-line --max-tokens, --stop-seqs, --temperature ... win)")
         for name, p in spec.parameters.items():
             choices = f" {p.choices}" if p.choices else ""
             print(f"  -T {name}={p.default!r} ({p.type}{choices}): {p.description}")

@@ -7,7 +7,8 @@ are option numbers; Crisis golds are ``Level N`` / ``N级``.
 Two modes:
 - reference (``normalize=False``): remove the literal ``<answer>``/``</answer>`` tags and strip, as the
   authors' scorer does; the whole remaining string is compared byte for byte.
-- normalised (default, spec §3.3 [REC]): use the last ``<answer>`` block if any; NFKC (full-width
+- normalised (default, spec §3.3 [REC]): use the last ``<answer>`` block if any (a final block left open
+  counts too: the tasks stop generation at ``</answer>``, and providers drop the stop sequence); NFKC (full-width
   characters), casefold, strip quotes/brackets/trailing punctuation, collapse white space, treat ``-``
   and space alike inside English labels, map list separators (、，,;； and 和 与) to ``+``; with no
   tags, fall back to the taxonomy labels mentioned in the prose, skipping negated mentions ("not
@@ -25,6 +26,7 @@ from functools import cache
 from eq_evals.facet.taxonomy import taxonomy
 
 ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+OPEN_BLOCK = re.compile(r"<answer>((?:(?!</?answer>).)*)\Z", re.IGNORECASE | re.DOTALL)
 WRAPPERS = "\"'“”‘’「」『』()（）[]【】<>《》*`"
 TRAILING = ".,;:!?。，；：！？、…"
 SEPARATORS = re.compile(r"\s*(?:、|，|,|;|；|\band\b|和|与|&|\+)\s*")
@@ -37,7 +39,11 @@ def reference_clean(text: str) -> str:
 
 
 def extract_answer(completion: str) -> tuple[str, bool]:
-    """Inner text of the last ``<answer>`` block, else the whole completion. Returns (text, tagged)."""
+    """Inner text of the last ``<answer>`` block, else the whole completion. Returns (text, tagged).
+    A block still open at the end of the completion is the last block (generation stopped at ``</answer>``)."""
+    left_open = OPEN_BLOCK.search(completion or "")
+    if left_open and left_open.group(1).strip():
+        return left_open.group(1).strip(), True
     blocks = ANSWER_BLOCK.findall(completion or "")
     if blocks:
         return blocks[-1].strip(), True

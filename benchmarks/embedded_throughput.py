@@ -1,0 +1,164 @@
+"""Embedded model throughput inside Inspect against raw llama.cpp, with several samples in flight.
+
+Three measurements of the same chat prompts (temperature 0, seed 0, the same max tokens and threads) on
+SmolLM2-135M-Instruct, alternated round by round so a shared machine's load falls on each alike:
+
+- ``raw``: llama-cpp-python called directly from one thread, no Inspect;
+- ``inspect``: an Inspect eval of the same prompts on ``eq_evals/smollm2`` with ``--max-samples`` samples in
+  flight (every generate call runs on the model's one dedicated thread);
+- ``inspect_worker_threads`` (with ``--baseline``): the same eval with the provider's calls sent to Inspect's
+  pool of worker threads instead, as before the fix (issue 13: each new calling thread gets its own OpenMP
+  team and the idle teams spin).
+
+tokens/s = output tokens / seconds spent in generate calls (raw: the wall time of the calls; Inspect: the
+wall time from the first model call's start to the last one's end, from the log's model events, so the
+task's start-up and the model load are left out). Target: inspect >= 0.9 x raw.
+
+    python benchmarks/embedded_throughput.py [--rounds 2] [--samples 8] [--max-samples 4] [--max-tokens 96] [--baseline]
+
+Writes benchmarks/results/embedded_throughput.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from inspect_ai import Task, eval as inspect_eval  # noqa: E402
+from inspect_ai.dataset import MemoryDataset, Sample  # noqa: E402
+from inspect_ai.event import ModelEvent  # noqa: E402
+from inspect_ai.solver import generate  # noqa: E402
+
+import eq_evals._registry  # noqa: E402,F401
+from eq_evals.providers import local_gguf  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+from runtime_compare import PROMPTS  # noqa: E402
+
+
+def prompts(n: int) -> list[str]:
+    # distinct prompts (a numbered request), so no reply can come from a cache
+    return [f"{PROMPTS[i % len(PROMPTS)]} (request {i + 1})" for i in range(n)]
+
+
+def raw(n: int, max_tokens: int, threads: int) -> dict:
+    from llama_cpp import Llama
+
+    llm = Llama(model_path=str(local_gguf.bundled_gguf("smollm2")), n_ctx=4096, n_threads=threads, seed=0,
+                verbose=False)
+    llm.create_chat_completion(messages=[{"role": "user", "content": "Hello!"}], max_tokens=8, temperature=0.0)
+    tokens, t0 = 0, time.perf_counter()
+    for text in prompts(n):
+        reply = llm.create_chat_completion(messages=[{"role": "user", "content": text}], max_tokens=max_tokens,
+                                           temperature=0.0, seed=0)
+        tokens += reply["usage"]["completion_tokens"]
+    seconds = time.perf_counter() - t0
+    llm.close()
+    return {"tokens": tokens, "seconds": round(seconds, 3), "tokens_per_second": round(tokens / seconds, 2)}
+
+
+def use_worker_threads(enabled: bool) -> None:
+    """Before the fix: every call on a thread of Inspect's pool (a lock keeps the context safe)."""
+    import threading
+
+    import anyio
+
+    if not enabled:
+        local_gguf.ModelThread.run = _ORIGINAL_RUN
+        return
+    lock = threading.Lock()
+
+    async def run(self, fn, *args, **kwargs):  # noqa: ANN001
+        def call():
+            with lock:
+                return fn(*args, **kwargs)
+
+        return await anyio.to_thread.run_sync(call)
+
+    local_gguf.ModelThread.run = run
+
+
+_ORIGINAL_RUN = local_gguf.ModelThread.run
+
+
+def in_inspect(n: int, max_tokens: int, threads: int, max_samples: int, worker_threads: bool) -> dict:
+    use_worker_threads(worker_threads)
+    try:
+        task = Task(dataset=MemoryDataset([Sample(input=text, id=i + 1) for i, text in enumerate(prompts(n))]),
+                    solver=generate())
+        with tempfile.TemporaryDirectory() as logs:
+            [log] = inspect_eval(task, model="eq_evals/smollm2", model_args={"n_threads": threads},
+                                 max_tokens=max_tokens, temperature=0.0, seed=0, max_samples=max_samples,
+                                 log_dir=logs, display="none")
+    finally:
+        use_worker_threads(False)
+    assert log.status == "success", log.error
+    events = [e for s in log.samples for e in s.events if isinstance(e, ModelEvent)]
+    start = min(e.timestamp for e in events)
+    end = max(e.completed for e in events)
+    tokens = sum(e.output.usage.output_tokens for e in events)
+    seconds = (end - start).total_seconds()
+    return {"tokens": tokens, "seconds": round(seconds, 3), "tokens_per_second": round(tokens / seconds, 2),
+            "samples": len(log.samples), "max_samples": max_samples}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--samples", type=int, default=8)
+    parser.add_argument("--max-samples", type=int, default=4)
+    parser.add_argument("--max-tokens", type=int, default=96)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--baseline", action="store_true", help="also measure the worker-thread path (before the fix)")
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "embedded_throughput.json"))
+    args = parser.parse_args()
+    modes = ["raw", "inspect"] + (["inspect_worker_threads"] if args.baseline else [])
+    runs: dict[str, list[dict]] = {m: [] for m in modes}
+    loads = []
+    for round_no in range(args.rounds):
+        for mode in modes if round_no % 2 == 0 else list(reversed(modes)):
+            loads.append(round(os.getloadavg()[0], 2))
+            if mode == "raw":
+                result = raw(args.samples, args.max_tokens, args.threads)
+            else:
+                result = in_inspect(args.samples, args.max_tokens, args.threads, args.max_samples,
+                                    worker_threads=mode == "inspect_worker_threads")
+            runs[mode].append(result)
+            print(f"round {round_no + 1} {mode:24s} {result['tokens_per_second']:7.2f} tok/s (load {loads[-1]})",
+                  flush=True)
+    median = {m: statistics.median(r["tokens_per_second"] for r in rs) for m, rs in runs.items()}
+    summary = {"tokens_per_second_median": median,
+               "ratio_inspect_over_raw": round(median["inspect"] / median["raw"], 3),
+               "target": ">= 0.9"}
+    if args.baseline:
+        summary["ratio_worker_threads_over_raw"] = round(median["inspect_worker_threads"] / median["raw"], 3)
+    record = {
+        "benchmark": "embedded_throughput",
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
+                    "load_average_1min_at_each_run": loads,
+                    "note": "shared machine: other jobs ran at the same time (load average above)"},
+        "config": {"model": "eq_evals/smollm2", "samples": args.samples, "max_samples": args.max_samples,
+                   "max_tokens": args.max_tokens, "threads": args.threads, "rounds": args.rounds,
+                   "temperature": 0.0, "seed": 0},
+        "summary": summary,
+        "runs": runs,
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(record, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

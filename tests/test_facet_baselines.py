@@ -1,0 +1,56 @@
+"""Chance and majority reference rows for FACET's objective tasks (eq_evals.facet.baselines)."""
+
+from __future__ import annotations
+
+import pytest
+
+from eq_evals.facet.baselines import facet_baselines
+from eq_evals.facet.data import facet_items
+from eq_evals.facet.taxonomy import taxonomy
+from eq_evals.resources import resource
+
+DIMENSIONS = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"]
+
+
+def meta(dimension: str, fmt: str, answer: str, language: str = "en", **extra) -> dict:
+    return {"dimension": dimension, "format": fmt, "answer": answer, "language": language, **extra}
+
+
+def test_chance_is_exact_for_each_answer_kind() -> None:
+    n_labels = len({name.casefold() for name in taxonomy().names("en")})
+    [crisis, hidden, social] = facet_baselines([
+        meta("crisis_recognition", "level_classification", "Level 3"),
+        meta("hidden_emotion", "single_select", "anger"),
+        meta("social_adequacy", "multiple_choice", "2", n_options=4),
+    ])
+    assert crisis.chance == pytest.approx(1 / 5)
+    assert social.chance == pytest.approx(1 / 4)
+    assert hidden.chance == pytest.approx(1 / n_labels)  # one accepted label, no secondary
+
+
+def test_secondary_answer_and_mixed_items_get_their_partial_credit() -> None:
+    n = len({name.casefold() for name in taxonomy().names("en")})
+    [row] = facet_baselines([meta("hidden_emotion", "single_select", "anger", secondary_answer="fear")])
+    assert row.chance == pytest.approx((1 + 0.5) / n)
+    # two slots: a random pair of different labels fills both with 2 of n(n-1)/2 pairs, one with 2(n-2)
+    [row] = facet_baselines([meta("hidden_emotion", "multi_select", "anger+fear")])
+    pairs = n * (n - 1) / 2
+    assert row.chance == pytest.approx((1 * 1 + 0.5 * 2 * (n - 2)) / pairs)
+
+
+def test_majority_answers_the_most_frequent_gold_and_is_scored_by_the_scorer() -> None:
+    items = [meta("crisis_recognition", "level_classification", f"Level {level}") for level in (2, 2, 2, 4, 5)]
+    [row] = facet_baselines(items)
+    assert row.majority_answers == {"level_classification": "Level 2"}
+    assert row.majority == pytest.approx(3 / 5)
+    assert row.items == 5
+
+
+def test_bundled_items_give_one_row_per_dimension_and_language_below_perfect() -> None:
+    samples = facet_items(resource("datasets", "facet"), DIMENSIONS, "all")
+    rows = facet_baselines(s.metadata for s in samples)
+    assert {(r.dimension, r.language) for r in rows} == {(d, lang) for d in DIMENSIONS for lang in ("en", "zh")}
+    for row in rows:
+        assert 0 < row.chance < 0.5 and 0 < row.majority < 0.5, row
+        assert row.items == sum(1 for s in samples if s.metadata["dimension"] == row.dimension
+                                and s.metadata["language"] == row.language)
