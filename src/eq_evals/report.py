@@ -32,6 +32,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from tqdm import tqdm
 
 from eq_evals import logcheck
+from eq_evals.core.metrics import metric_key
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import expand_log_paths
 from eq_evals.ratings import (
@@ -473,37 +474,89 @@ def rows_for_csv(tables: list[Table]) -> list[dict[str, Any]]:
     return rows
 
 
-def plot(tables: list[Table], path: Path, method: str) -> None:
+AXIS_LABELS: dict[str, str] = {
+    "bt": "Bradley-Terry rating (Elo scale), 95% bootstrap CI",
+    "trueskill": "TrueSkill \u03bc, \u00b12\u03c3",
+    "eqbench3": "TrueSkill \u03bc (EQ-Bench 3 mode), \u00b12\u03c3",
+    "elo": "Elo rating (no interval)",
+    "thurstone": "Thurstone-Mosteller rating (Elo scale), 95% bootstrap CI",
+}
+
+
+def _chart_limits(tables: list[Table]) -> tuple[float, float]:
+    """One x range for every chart of a run: the ratings of every table share the method's scale, so charts
+    side by side (or in a paper) can be compared by eye."""
+    values = [v for t in tables for r in t.ratings for v in (r.score, *_interval(r)) if v is not None]
+    lo, hi = min(values), max(values)
+    pad = max((hi - lo) * 0.06, 1.0)
+    return lo - pad, hi + pad
+
+
+def _chart_panel(ax: Any, table: Table, xlim: tuple[float, float], method: str, title: str) -> None:
+    """Models sorted best first (top), a point per rating and a thick 95% interval bar."""
+    rs = list(reversed(table.ratings))  # leaderboard order is best first; y grows upwards
+    ys = list(range(len(rs)))
+    lo_hi = [_interval(r) for r in rs]
+    err = [[r.score - (lo if lo is not None else r.score) for r, (lo, _) in zip(rs, lo_hi)],
+           [(hi if hi is not None else r.score) - r.score for r, (_, hi) in zip(rs, lo_hi)]]
+    ax.errorbar([r.score for r in rs], ys, xerr=err, fmt="o", color="#1f4e79", ecolor="#6fa8dc", elinewidth=4,
+                capsize=5, capthick=1.5, markersize=7, zorder=3)
+    for y, r in zip(ys, rs):
+        ax.annotate(f"{r.score:.0f}", (r.score, y), textcoords="offset points", xytext=(0, 7), ha="center",
+                    fontsize=8, color="#1f4e79")
+    ax.set_yticks(ys, [r.model.split("/")[-1] for r in rs], fontsize=9)
+    ax.set_ylim(-0.6, len(rs) - 0.4)
+    ax.set_xlim(*xlim)
+    ax.set_xlabel(AXIS_LABELS.get(method, method), fontsize=9)
+    ax.set_ylabel("model (best first)", fontsize=9)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(title + (" (partial logs)" if table.partial else ""), fontsize=10)
+
+
+def _chart_figure(panels: list[tuple[Table, str]], path: Path, method: str, xlim: tuple[float, float],
+                  suptitle: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    languages = sorted({t.language for t in tables})
-    dims = sorted({t.dimension for t in tables}, key=lambda d: (d == "overall", d))
-    n_models = max(len(t.ratings) for t in tables)
-    fig, axes = plt.subplots(len(languages), len(dims), squeeze=False,
-                             figsize=(3.6 * len(dims) + 1, 0.45 * n_models * len(languages) + 1.6))
-    for i, language in enumerate(languages):
-        for j, dim in enumerate(dims):
-            ax = axes[i][j]
-            table = next((t for t in tables if t.language == language and t.dimension == dim), None)
-            if table is None:
-                ax.axis("off")
-                continue
-            rs = list(reversed(table.ratings))
-            ys = range(len(rs))
-            lo_hi = [_interval(r) for r in rs]
-            err = [[r.score - (lo if lo is not None else r.score) for r, (lo, _) in zip(rs, lo_hi)],
-                   [(hi if hi is not None else r.score) - r.score for r, (_, hi) in zip(rs, lo_hi)]]
-            ax.errorbar([r.score for r in rs], list(ys), xerr=err, fmt="o", capsize=3)
-            ax.set_yticks(list(ys), [r.model.split("/")[-1] for r in rs], fontsize=8)
-            ax.set_title(f"{language} / {dim}", fontsize=9)
-            ax.tick_params(axis="x", labelsize=8)
-    fig.suptitle(f"eq-evals ratings: {METHODS[method]}", fontsize=10)
+    n_models = max(len(t.ratings) for t, _ in panels)
+    # 6.4 in wide (about 960 px at 150 dpi): a README column or one column of a two-column paper; panels stack
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False,
+                             figsize=(6.4, len(panels) * (0.42 * n_models + 1.3) + 0.5))
+    for ax, (table, title) in zip(axes[:, 0], panels):
+        _chart_panel(ax, table, xlim, method, title)
+    if suptitle:
+        import textwrap
+
+        fig.suptitle(textwrap.fill(suptitle, 80), fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=150)
     plt.close(fig)
+
+
+def plot(tables: list[Table], path: Path, method: str) -> list[Path]:
+    """Charts worth reading (issue 13): ``leaderboard.png`` is the overall figure (one panel per language: the
+    Overall table, or the only dimension rated), and ``charts/<language>_<dimension>.png`` one figure per
+    dimension and language. Every chart shares one x scale, sorts models best first, labels both axes and
+    draws the 95% intervals as thick bars. Returns the files written."""
+    xlim = _chart_limits(tables)
+    written = []
+    overall = []
+    for language in sorted({t.language for t in tables}):
+        mine = [t for t in tables if t.language == language]
+        top = next((t for t in mine if t.dimension == "overall"), None) or mine[0]
+        overall.append((top, f"{language} / {top.dimension} ({top.n_comparisons} comparisons)"))
+    _chart_figure(overall, path, method, xlim, f"Overall ratings: {METHODS[method]}")
+    written.append(path)
+    charts = path.parent / "charts"
+    charts.mkdir(exist_ok=True)
+    for t in tables:
+        file = charts / f"{metric_key(t.language, t.dimension)}.png"
+        _chart_figure([(t, f"{t.language} / {t.dimension} ({t.n_comparisons} comparisons)")], file, method, xlim,
+                      t.note)
+        written.append(file)
+    return written
 
 
 def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
@@ -566,7 +619,7 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
               "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
               "objective_notes": notes, "heart": heart, "warnings": warnings,
               "partial_logs": [i.as_dict() for i in collected.selection.partial]}
-    (out / "leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     if tables:
-        plot(tables, out / "leaderboard.png", method)
+        result["charts"] = [p.relative_to(out).as_posix() for p in plot(tables, out / "leaderboard.png", method)]
+    (out / "leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     return result
