@@ -8,15 +8,14 @@ the bootstrap) and writes benchmarks/results/bt_speed.json. Target: < 30 s on 2 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
-import os
-import platform
 import random
 import time
 from pathlib import Path
 
 import numpy as np
+
+from _machine import machine, now
 
 from eq_evals.ratings import Comparison, bradley_terry
 from eq_evals.ratings.pairing import facet_seed_round
@@ -67,9 +66,8 @@ def main() -> None:
     widths = [r.upper - r.lower for r in overall.values()]
     result = {
         "benchmark": "bt_speed",
-        "date": dt.datetime.now().isoformat(timespec="seconds"),
-        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-                    "numpy": np.__version__},
+        "date": now(),
+        "machine": machine() | {"numpy": np.__version__},
         "config": {"models": args.models, "items": args.items, "dimensions": args.dimensions,
                    "bootstrap_rounds": args.rounds, "comparisons": len(comps)},
         "seconds": {"simulate": round(t_sim, 3), **{k: round(v, 3) for k, v in timings.items()},

@@ -32,16 +32,14 @@ the seeds reported here. Writes benchmarks/results/pairing_efficiency.json.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
-import os
-import platform
 import random
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from _machine import machine, now
 from scipy.stats import kendalltau
 
 from eq_evals.ratings import (
@@ -227,8 +225,8 @@ def main() -> None:
     sus = summary["sustained"]
     result = {
         "benchmark": "pairing_efficiency",
-        "date": dt.datetime.now().isoformat(timespec="seconds"),
-        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
+        "date": now(),
+        "machine": machine(),
         "seconds": round(time.perf_counter() - started, 1),
         "config": {k: v for k, v in vars(args).items() if k != "out"} | {"call_budget": budget, "active_check_every_calls": step},
         "runs": runs,

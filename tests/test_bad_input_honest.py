@@ -10,7 +10,8 @@ from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.agreement_cli import human_labels
-from eq_evals.errors import DataError, EqEvalsError
+from eq_evals.engine import parse_declaration
+from eq_evals.errors import DataError, DeclarationError, EqEvalsError
 from eq_evals.facet.data import facet_items
 from eq_evals.resources import resource
 
@@ -123,9 +124,21 @@ def test_a_template_file_lacking_a_dimension_fails_before_any_sample_runs(tmp_pa
     (tmp_path / "tasks" / "honest_tmpl.yaml").write_text(
         OVERLAY_TASK.format(name="honest_tmpl", template="only_crisis.yaml"), encoding="utf-8")
     monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path))
+    # the dataset lists its dimensions literally: caught when the declaration loads
+    with pytest.raises(DeclarationError, match=r"honest_tmpl.yaml: solver\[0\]: only_crisis.yaml has no template for "
+                                               r"dimension social_adequacy"):
+        parse_declaration(tmp_path / "tasks" / "honest_tmpl.yaml")
+    # where the template names come from the data (here: each item's format), every sample is checked when the
+    # task is built, before any model call
+    (tmp_path / "solvers" / "by_format.yaml").write_text(
+        "templates:\n  level_classification:\n    en: '{input} Level?'\n    zh: '{input} 几级？'\n", encoding="utf-8")
+    (tmp_path / "tasks" / "honest_tmpl.yaml").write_text(
+        OVERLAY_TASK.format(name="honest_tmpl", template="by_format.yaml").replace("template_by: dimension",
+                                                                                   "template_by: format"),
+        encoding="utf-8")
     fn = register_all()["honest_tmpl"]
-    with pytest.raises(EqEvalsError, match=r"honest_tmpl.yaml: solver\[0\]: .*only_crisis.yaml lacks template "
-                                           r"'social_adequacy' \(needed by \d+ sample\(s\), e.g. "):
+    with pytest.raises(EqEvalsError, match=r"honest_tmpl.yaml: solver\[0\]: .*by_format.yaml lacks template "
+                                           r"'multiple_choice' \(needed by \d+ sample\(s\), e.g. "):
         fn()
 
 

@@ -20,7 +20,8 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import get_model
 
 import eq_evals._registry  # noqa: F401
-from eq_evals import logcheck
+from eq_evals import doctor, logcheck
+from eq_evals.sage import leaderboard as sage_leaderboard
 from test_partial_runs import interrupt_a_run
 
 LE_ROLES = {"grader": "eq_evals/scripted-le_judge", "helper": "eq_evals/scripted-le_helper"}
@@ -96,6 +97,16 @@ def test_failing_model_then_eval_retry_loses_and_doubles_nothing(benchmark: str,
     assert retried.status == "success"
     assert_accounted(retried)
     assert same(values(retried), values(clean))
+    # the folder now holds the failed log and its retry: every command uses the retry, without a skip warning
+    selection = logcheck.select([failed.location, retried.location])
+    assert [i.path for _, i in selection.kept] == [retried.location]
+    assert selection.warnings == [f"note: left out {failed.location} ({info.state()}): its retry "
+                                  f"{retried.location} is complete"]
+    assert doctor.diagnose([str(tmp_path / "failed")])["ok"]
+    if benchmark == "sage":
+        rows = sage_leaderboard.collect([str(tmp_path / "failed")])
+        assert len(rows) == 1 and rows[0].n + rows[0].unscored == 2 and not rows[0].partial
+        assert not [w for w in rows.warnings if "skipped" in w]
 
 
 def test_slow_model_gives_the_same_scores(tmp_path: Path) -> None:

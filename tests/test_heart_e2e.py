@@ -250,3 +250,28 @@ def test_reply_cleaning_in_the_pipeline(tmp_path: Path) -> None:
         assert stored["raw"].startswith("Supporter: I hear you") and "Seeker: thanks" in stored["raw"]
         assert stored["length"] == 6 and stored["over_limit"] is False and stored["prompt_sha1"]
         assert s.scores["heart_pairwise"].metadata["candidate"] == "I hear you, that sounds exhausting."
+
+
+def test_a_cancelled_heart_log_is_skipped_or_marked_partial(round_robin, tmp_path: Path, capsys) -> None:
+    """Issue 12 for HEART: a cut log is left out with a warning, or kept and marked partial in every output."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(round_robin[-1].location)
+    log.samples, log.status = log.samples[:1], "cancelled"
+    if log.results is not None:
+        log.results.completed_samples = 1
+    cut = tmp_path / "cut" / "terse.eval"
+    cut.parent.mkdir()
+    write_eval_log(log, str(cut))
+    logs = [round_robin[0].location, round_robin[1].location, str(cut)]
+    out = tmp_path / "skip"
+    assert cli_main(["ratings", *logs, "--out", str(out), "--bootstrap", "50", "--quiet"]) == 0
+    result = json.loads((out / "heart_leaderboard.json").read_text())
+    assert "eq_evals/scripted-heart-terse" not in {r["model"] for r in result["rows"]}
+    assert "cancelled" in (out / "leaderboard.md").read_text()
+    out = tmp_path / "keep"
+    assert cli_main(["ratings", *logs, "--out", str(out), "--bootstrap", "50", "--quiet", "--allow-partial"]) == 0
+    result = json.loads((out / "heart_leaderboard.json").read_text())
+    assert result["partial_logs"] == [str(cut)] and all(r["partial"] for r in result["rows"])
+    assert "PARTIAL" in (out / "heart_leaderboard.md").read_text()
+    assert "True" in (out / "heart_leaderboard.csv").read_text()

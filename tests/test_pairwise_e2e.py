@@ -109,7 +109,7 @@ def test_bad_inputs_name_the_logs(generations: Path, tmp_path: Path) -> None:
     mixed = f"{next(generations.glob('*.eval'))},{next(other.glob('*.eval'))}"
     with pytest.raises(EqEvalsError, match="logs of different tasks cannot be compared"):
         judge(mixed, "eq_evals/scripted-judge", tmp_path / "j")
-    short = generate(tmp_path / "short", models=MODELS[1:2], limit=None)
+    short = generate(tmp_path / "short", models=MODELS[1:2])
     with pytest.raises(EqEvalsError, match="only one|at least two"):
         judge(short, "eq_evals/scripted-judge", tmp_path / "j2")
     fewer = inspect_eval("eq_evals/facet_naturalness", model=MODELS[0], task_args={"language": "en"}, limit=5,
@@ -138,7 +138,7 @@ def test_verdict_parsing(reply: str, expected) -> None:
 
 
 def test_active_pairing_spends_its_budget_on_informative_pairs(generations: Path, tmp_path: Path) -> None:
-    log = judge(generations, "eq_evals/scripted-judge", tmp_path, pairing="active", batch=5, budget=24)
+    log = judge(generations, "eq_evals/scripted-judge", tmp_path, pairing="active", batch=5, budget=24, stop="budget")
     assert log.status == "success", log.error
     phases = [s.scores["pairwise_judge"].metadata["phase"] for s in log.samples]
     assert phases.count("connect") == 3  # a cycle through the three models connects the comparison graph

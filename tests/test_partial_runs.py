@@ -111,6 +111,15 @@ def test_ratings_with_allow_partial_mark_the_cancelled_model_partial(logs: dict[
     assert "| eq_evals/scripted-wrong (partial) |" in md and "| eq_evals/scripted-oracle |" in md
 
 
+def test_a_partial_log_superseded_by_a_complete_rerun_is_not_marked(logs: dict[str, Path], tmp_path: Path) -> None:
+    inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-wrong", task_args={"language": "en"}, limit=20,
+                 log_dir=str(tmp_path / "rerun"), display="none")
+    result = ratings([str(logs["cancelled"]), str(tmp_path / "rerun")], str(tmp_path / "out"), progress=False,
+                     allow_partial=True)
+    assert "partial_run" not in result["objective"]["en"]["eq_evals/scripted-wrong"]  # every kept score is newer
+    assert result["partial_logs"]  # but the user is still told the partial log was read
+
+
 def test_ratings_on_a_cancelled_judging_log(logs: dict[str, Path], tmp_path: Path) -> None:
     cancelled = cut(logs["judged"], tmp_path / "cut" / "judged.eval", keep=4)
     with pytest.raises(EqEvalsError, match=r"nothing to rate(.|\n)*skipped .*judged.eval .*status cancelled"):
@@ -209,7 +218,7 @@ def test_doctor_reports_state_unscored_reasons_and_comparability(logs: dict[str,
     assert "facet_objective: 60 scored, 0 unscored" in out
     assert cli(["check", str(logs["objective"]), str(logs["cancelled"])]) == 1
     out = capsys.readouterr().out
-    assert "PARTIAL: STATUS CANCELLED" in out and "1 partial" in out and "inspect eval-retry" in out
+    assert "PARTIAL (status cancelled, " in out and "1 partial" in out and "inspect eval-retry" in out
     # a rerun with other arguments cannot be compared; an all-unscored SAGE log shows its reasons
     inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-oracle", task_args={"language": "zh"}, limit=2,
                  log_dir=str(tmp_path / "zh"), display="none")
@@ -240,3 +249,51 @@ def test_ratings_say_how_many_objective_answers_were_unscored(logs: dict[str, Pa
     [note] = [n for n in result["objective_notes"] if "unscored" in n]
     assert "eq_evals/scripted-oracle en/hidden_emotion: 2 of 60" in note
     assert "unscored objective answers" in (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
+
+
+def test_doctor_shows_the_data_version_and_compares_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from conftest import shared_file
+
+    full = shared_file("longemotion", "Emotion_Detection_backup.jsonl")
+    cut_copy = tmp_path / "cut" / full.name
+    cut_copy.parent.mkdir()
+    cut_copy.write_text("\n".join(full.read_text(encoding="utf-8").splitlines()[:50]) + "\n", encoding="utf-8")
+    for where, data_dir in (("full", full.parent), ("cut", cut_copy.parent)):
+        inspect_eval("eq_evals/longemotion_detection", model="eq_evals/scripted-le_oracle", limit=2, epochs=1,
+                     task_args={"data_dir": str(data_dir), "variant": "original"}, log_dir=str(tmp_path / "logs"),
+                     display="none")
+    assert cli(["doctor", str(tmp_path / "logs")]) == 1
+    out = capsys.readouterr().out
+    assert "data: file=Emotion_Detection_backup.jsonl origin=data_dir" in out
+    assert "records=136 release_records=136" in out and "records=50 release_records=136" in out
+    assert "longemotion_detection: logs differ in data versions" in out
+
+
+def test_gap_rows_built_on_partial_data_are_marked() -> None:
+    from eq_evals.report import Collected, mark_partial_gap
+
+    gap = {"_cohort": {"en": ["a", "b"]}, "en": {"a": {"delta_z": 0.1}, "b": {"delta_z": -0.1}},
+           "zh": {"a": {"delta_z": 0.2}}}
+    collected = Collected(partial_objective={("b", "en")})
+    mark_partial_gap(gap, collected)
+    assert gap["en"]["b"]["partial_run"] and "partial_run" not in gap["en"]["a"] and "partial_run" not in gap["zh"]["a"]
+    collected = Collected(partial_groups={("zh", "overall")})
+    mark_partial_gap(gap, collected)
+    assert gap["zh"]["a"]["partial_run"] and "partial_run" not in gap["en"]["a"]
+
+
+def test_agreement_skips_or_marks_a_cancelled_judging_log(logs: dict[str, Path], tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    from eq_evals.agreement_cli import agreement
+
+    cancelled = cut(logs["judged"], tmp_path / "cut" / "judged.eval", keep=4)
+    ids = [str(s.id) for s in read_eval_log(str(cancelled)).samples]
+    human = tmp_path / "human.csv"
+    human.write_text("sample_id,rater,label\n" + "".join(f"{i},r1,A\n" for i in ids), encoding="utf-8")
+    with pytest.raises(EqEvalsError, match=r"no complete judgment logs:\n.*skipped .*judged.eval"):
+        agreement([str(cancelled)], str(human))
+    report = agreement([str(cancelled)], str(human), allow_partial=True)
+    assert report["partial_logs"] == [str(cancelled)] and "included" in report["warnings"][0]
+    assert cli(["agreement", str(cancelled), "--human", str(human), "--allow-partial"]) == 0
+    captured = capsys.readouterr()
+    assert "PARTIAL: verdicts from logs that are not complete" in captured.out and "warning: included" in captured.err

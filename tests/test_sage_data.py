@@ -103,24 +103,27 @@ def test_unknown_intention_is_accepted_with_an_explicit_type(tmp_path: Path) -> 
 
 def test_hub_source_fails_at_once_offline_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(EqEvalsError, match="offline.*-T source=DIR"):
-        load_scenarios("some-org/sage-profiles", revision="0123abc")
-    with pytest.raises(EqEvalsError, match="pin the Hub revision"):
+    with pytest.raises(EqEvalsError, match="hf download some-org/sage-profiles .*-T source=DIR"):
+        load_scenarios("hf://some-org/sage-profiles@0123abc")
+    with pytest.raises(EqEvalsError, match="not pinned"):
+        load_scenarios("hf://some-org/sage-profiles")
+    with pytest.raises(EqEvalsError, match="hf://some-org/sage-profiles"):  # the old owner/name form: advice
         load_scenarios("some-org/sage-profiles")
 
 
 def test_hub_source_goes_through_datasets_with_the_pinned_revision(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
 
-    def load_dataset(name, revision=None, split=None):
-        calls.append((name, revision, split))
+    def load_dataset(name, config=None, revision=None, split=None):
+        calls.append((name, config, revision, split))
         return [GOOD, dict(GOOD, id="x0")]
 
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+    monkeypatch.setattr("eq_evals.core.sources.hub_unreachable", lambda endpoint: None)
     monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=load_dataset))
-    scenarios = load_scenarios("some-org/sage-profiles", revision="0123abc", split="test")
-    assert calls == [("some-org/sage-profiles", "0123abc", "test")]
+    scenarios = load_scenarios("hf://some-org/sage-profiles@0123abc", split="test")
+    assert calls == [("some-org/sage-profiles", None, "0123abc", "test")]
     assert [s["id"] for s in scenarios] == ["x0", "x1"]
 
 

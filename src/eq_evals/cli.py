@@ -76,7 +76,7 @@ def cmd_ratings(args: argparse.Namespace) -> int:
     from eq_evals.report import run
 
     result = run(args.logs, args.out, args.method, args.bootstrap, args.seed, progress=not args.quiet,
-                 allow_partial=args.allow_partial)
+                 allow_mixed_datasets=args.allow_mixed_datasets, allow_partial=args.allow_partial)
     print((Path(args.out) / "leaderboard.md").read_text(encoding="utf-8"))
     for warning in result["warnings"]:
         print(f"eq-evals: {warning}", file=sys.stderr)
@@ -110,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     from eq_evals.pace.cli import register as register_pace  # the `eq-evals pace ...` group
 
     register_pace(sub)
+    from eq_evals.hub import register as register_hub  # the `eq-evals hub ...` group (docs/hub.md)
+
+    register_hub(sub)
     from eq_evals.doctor import register as register_doctor  # `eq-evals doctor` / `eq-evals check`
 
     register_doctor(sub)
@@ -123,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     p_rate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p_rate.add_argument("--out", default="ratings", help="output folder (default: ./ratings)")
     p_rate.add_argument("--quiet", action="store_true", help="no progress bars")
+    p_rate.add_argument("--allow-mixed-datasets", action="store_true",
+                        help="rank logs made on different dataset versions (content hashes) together")
     p_rate.add_argument("--allow-partial", action="store_true",
                         help="include logs that are not complete (cancelled, errored), marked partial in every output")
     p_rate.set_defaults(func=cmd_ratings)

@@ -27,7 +27,9 @@ def diagnose(paths: list[str]) -> dict[str, Any]:
             unreadable.append(str(ex))
             continue
         infos.append(info)
-    notes = logcheck.comparability(infos)
+    retried = logcheck.completed_retries([i.path for i in infos])
+    infos_ok = [i for i in infos if i.complete or i.task_id not in retried]  # a finished retry replaces its original
+    notes = logcheck.comparability(infos_ok)
     return {
         "logs": [i.as_dict() for i in infos],
         "unreadable": unreadable,
@@ -36,7 +38,8 @@ def diagnose(paths: list[str]) -> dict[str, Any]:
                     "partial": sum(not i.complete for i in infos), "unreadable": len(unreadable),
                     "errored_samples": sum(i.errored for i in infos),
                     "unscored_scores": sum(i.n_unscored for i in infos)},
-        "ok": not unreadable and not notes and all(i.complete for i in infos),
+        "retried": {i.path: retried[i.task_id] for i in infos if not i.complete and i.task_id in retried},
+        "ok": not unreadable and not notes and all(i.complete for i in infos_ok),
     }
 
 
@@ -45,12 +48,16 @@ def render(report: dict[str, Any]) -> str:
     for d in report["logs"]:
         roles = ", ".join(f"{r}={m}" for r, m in d["roles"].items()) or "none"
         args = ", ".join(f"{k}={v}" for k, v in sorted(d["task_args"].items())) or "defaults"
-        lines += [d["path"],
+        retry = report["retried"].get(d["path"])
+        lines += [d["path"] + (f"  (finished by its retry {retry}; left out by every command)" if retry else ""),
                   f"  task {d['task']} (version {d['task_version']}), model {d['model']}, roles: {roles}",
                   f"  dataset {d['dataset']}, epochs {d['epochs']}; arguments: {args}",
-                  f"  {d['state'].upper() if not d['complete'] else 'complete'}: {d['present']} of "
+                  f"  {'complete' if d['complete'] else 'PARTIAL (' + d['state'].removeprefix('partial: ') + ')'}: "
+                  f"{d['present']} of "
                   f"{d['planned'] if d['planned'] is not None else '?'} planned samples in the log, "
                   f"{d['errored']} errored"]
+        for version in d["data_versions"]:
+            lines.append(f"  data: {version}")
         if d["partial_inputs"]:
             lines.append(f"  {d['partial_inputs']} sample(s) built from partial generation logs (allow_partial): "
                          "their leaderboard rows are marked partial")

@@ -20,6 +20,7 @@ from inspect_ai.dataset import MemoryDataset
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from eq_evals import components
+from eq_evals.core.sources import versions_of
 from eq_evals.errors import DeclarationError, EqEvalsError
 from eq_evals.resources import display_path, roots
 
@@ -173,8 +174,16 @@ def check(decl: Declaration) -> None:
     _check_params(decl)
     spec = decl.spec
     _check_call(decl, "dataset.adapter", components.DATASETS, spec.dataset.adapter, spec.dataset.args)
+    literal_dataset_args = {k: v for k, v in spec.dataset.args.items() if not _refs(v)}
     for key, name, args in _steps(decl, "solver"):
         _check_call(decl, key, components.SOLVERS, name, args)
+        # a solver may check its arguments against the dataset's literal arguments (e.g. a template per dimension)
+        hook = getattr(components.SOLVERS[name], "validate_with_dataset", None)
+        if hook is not None and not _refs(args):
+            try:
+                hook(literal_dataset_args, **args)
+            except Exception as ex:  # noqa: BLE001 - surface any reference problem with its location
+                raise decl.fail(key, str(ex)) from None
     for key, name, args in _steps(decl, "scorer"):
         _check_call(decl, key, components.SCORERS, name, args)
     for i, entry in enumerate(spec.metrics or []):
@@ -270,7 +279,9 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
         epochs=Epochs(spec.epochs.count, spec.epochs.reducer),
         config=components.generate_config(spec.config),
         version=spec.version,
-        metadata={"benchmark": spec.benchmark, "paper": spec.paper, "declaration": decl.where},
+        metadata={"benchmark": spec.benchmark, "paper": spec.paper, "declaration": decl.where,
+                  # origin, revision and content hash of the data (core/sources.py), kept in the log header
+                  "datasets": versions_of(samples) if isinstance(samples, list) else []},
     )
 
 

@@ -82,6 +82,7 @@ class LogCheck:
 
     path: str
     task: str
+    task_id: str
     task_version: str
     model: str
     roles: dict[str, str]
@@ -98,6 +99,7 @@ class LogCheck:
     unscored: Counter = field(default_factory=Counter)          # (scorer, reason) -> count
     scored: Counter = field(default_factory=Counter)            # scorer -> scored samples
     partial_inputs: int = 0  # samples built from partial logs (facet_pairwise -T allow_partial=true)
+    data_versions: list[str] = field(default_factory=list)  # distinct data_source records of the samples
     samples_read: bool = True
 
     @property
@@ -129,6 +131,7 @@ class LogCheck:
                 "status": self.status, "complete": self.complete, "state": self.state(), "planned": self.planned,
                 "present": self.present, "errored": self.errored, "errors": dict(self.errors),
                 "scored": dict(self.scored), "partial_inputs": self.partial_inputs,
+                "data_versions": self.data_versions,
                 "unscored": [{"scorer": s, "reason": r, "count": n} for (s, r), n in sorted(self.unscored.items())]}
 
 
@@ -144,7 +147,8 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
         planned = results.total_samples
     where = ds.location or ds.name or "-"
     info = LogCheck(
-        path=path or str(getattr(log, "location", "") or "-"), task=task_name(log), task_version=str(ev.task_version),
+        path=path or str(getattr(log, "location", "") or "-"), task=task_name(log), task_id=str(ev.task_id),
+        task_version=str(ev.task_version),
         model=ev.model, roles=_roles(log), task_args=dict(ev.task_args or {}),
         dataset=f"{where} ({ds.samples} samples)" if ds.samples is not None else str(where), sample_ids=ids,
         epochs=epochs, status=str(log.status), error=_first_line(log.error.message) if log.error else "",
@@ -152,9 +156,12 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
     if log.samples is None:
         info.present = results.completed_samples if results is not None else 0
         return info
+    versions: set[str] = set()
     for sample in log.samples:
         info.present += 1
         info.partial_inputs += bool((sample.metadata or {}).get("partial_generations"))
+        if (sample.metadata or {}).get("data_source"):  # e.g. LongEmotion: file, origin, revision, md5
+            versions.add(_data_version(sample.metadata["data_source"]))
         if sample.error is not None:
             info.errored += 1
             info.errors[_first_line(sample.error.message) or "(no message)"] += 1
@@ -164,12 +171,38 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
                 info.unscored[(name, unscored_reason(score))] += 1
             else:
                 info.scored[name] += 1
+    info.data_versions = sorted(versions)
     return info
+
+
+def _data_version(source: Any) -> str:
+    """A short description of where a sample's data came from: file, origin, revision and md5 per file."""
+    items = source if isinstance(source, list) else [source]
+    parts = []
+    for item in items:
+        if isinstance(item, dict):
+            keys = ("file", "origin", "revision", "md5", "records", "release_records")
+            parts.append(" ".join(f"{k}={item[k]}" for k in keys if item.get(k) is not None))
+        else:
+            parts.append(str(item))
+    return "; ".join(parts)
 
 
 def read_checked(path: str) -> tuple[EvalLog, LogCheck]:
     log = read(path)
     return log, check(log, path)
+
+
+def completed_retries(paths: Iterable[str]) -> dict[str, str]:
+    """task id -> path of a complete log, from the headers. ``inspect eval-retry`` writes a new log with the task id
+    of the log it retries, so a partial log whose task id is here has been finished by a retry."""
+    out: dict[str, str] = {}
+    for path in paths:
+        header = read(path, header_only=True)
+        results = header.results
+        if header.status == "success" and (results is None or results.completed_samples >= results.total_samples):
+            out.setdefault(str(header.eval.task_id), path)
+    return out
 
 
 def skip_warning(info: LogCheck, flag: str = "--allow-partial") -> str:
@@ -189,6 +222,7 @@ class Selection:
     partial: list[LogCheck] = field(default_factory=list)
     skipped: list[LogCheck] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    retried: dict[str, str] = field(default_factory=dict)  # task id -> its complete log (completed_retries)
 
     @property
     def partial_paths(self) -> set[str]:
@@ -198,7 +232,8 @@ class Selection:
 def select(paths: Iterable[str], allow_partial: bool = False, flag: str = "--allow-partial") -> Selection:
     """Read every log and keep the complete ones; partial ones are skipped with a warning, or kept (and listed
     in ``partial``) when ``allow_partial``. ``flag`` names the option in the warning."""
-    out = Selection()
+    paths = list(paths)
+    out = Selection(retried=completed_retries(paths))
     for path in paths:
         log, info = read_checked(path)
         add(out, log, info, allow_partial, flag)
@@ -210,6 +245,11 @@ def add(out: Selection, log: EvalLog, info: LogCheck, allow_partial: bool, flag:
     if info.complete:
         out.kept.append((log, info))
         return True
+    retry = out.retried.get(info.task_id)
+    if retry is not None:  # finished by `inspect eval-retry`: the retry holds every sample of this log
+        out.skipped.append(info)
+        out.warnings.append(f"note: left out {info.path} ({info.state()}): its retry {retry} is complete")
+        return False
     if not allow_partial:
         out.skipped.append(info)
         out.warnings.append(skip_warning(info, flag))
@@ -247,6 +287,7 @@ def comparability(infos: list[LogCheck]) -> list[str]:
         differs("task arguments", lambda g: {k: v for k, v in g.task_args.items() if k not in LOCATION_ARGS})
         differs("item set", lambda g: sorted(g.sample_ids))
         differs("epochs", lambda g: g.epochs)
+        differs("data versions (file, origin, revision, md5)", lambda g: g.data_versions)
         differs("model roles (judge, simulated user, grader)", lambda g: g.roles)
         models = Counter(g.model for g in group)
         for model, n in sorted(models.items()):

@@ -28,13 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from inspect_ai.log import EvalLog, read_eval_log
 from tqdm import tqdm
 
+from eq_evals.core.sources import mixed_versions
 from eq_evals import logcheck
 from eq_evals.core.metrics import metric_key
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import expand_log_paths
+from eq_evals.ratings.parallel import run_calls
 from eq_evals.ratings import (
     Comparison,
     Rating,
@@ -99,41 +100,52 @@ class Collected:
     objective_duplicates: int = 0
     sage_logs: list[str] = field(default_factory=list)
     heart_logs: list[str] = field(default_factory=list)
+    partial_heart: list[str] = field(default_factory=list)  # HEART logs kept with --allow-partial
     judged_models: set[str] = field(default_factory=set)
     # Logs that are not complete (logcheck): skipped with a warning, or with --allow-partial kept and marked.
     selection: logcheck.Selection = field(default_factory=logcheck.Selection)
     partial_groups: set[tuple[str, str]] = field(default_factory=set)      # (language, dimension) of comparisons
     partial_objective: set[tuple[str, str]] = field(default_factory=set)   # (model, language) of objective scores
+    partial_indexes: set[int] = field(default_factory=set)  # order numbers of the partial logs kept
 
 
-def _task_name(log: EvalLog) -> str:
-    return log.eval.task.split("/")[-1]
-
-
+_task_name = logcheck.task_name
 _read = logcheck.read
 
 
-def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = False) -> Collected:
+def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = False,
+            allow_mixed_datasets: bool = False) -> Collected:
     """Comparisons and objective scores from the logs. A log that is not complete (cancelled, errored,
     errored samples; see ``eq_evals.logcheck``) is skipped with a warning, or kept with ``allow_partial`` and
     everything built from it marked partial. SAGE logs are checked the same way by the SAGE leaderboard."""
     files = expand_log_paths(list(paths))
     out = Collected()
+    out.selection.retried = logcheck.completed_retries(files)
     unknown = []
-    for index, path in enumerate(tqdm(files, desc="reading logs", unit="log", disable=not progress)):
-        header = _read(path, header_only=True)
+    headers = [(path, _read(path, header_only=True)) for path in files]
+    mixed = mixed_versions((path, h.eval.metadata) for path, h in headers)
+    if mixed and not allow_mixed_datasets:
+        raise EqEvalsError(f"{mixed}. Rate each version separately, or pass --allow-mixed-datasets to rank them together.")
+    for index, (path, header) in enumerate(tqdm(headers, desc="reading logs", unit="log", disable=not progress)):
         task = _task_name(header)
         if task == "sage":
             out.sage_logs.append(path)
             continue
         if task in ("heart", "heart_strategies"):  # rated by eq_evals.heart.leaderboard (HEART's BT mode, spec §6)
-            out.heart_logs.append(path)
+            log = _read(path)
+            info = logcheck.check(log, path)
+            if logcheck.add(out.selection, log, info, allow_partial):
+                out.heart_logs.append(path)
+                if not info.complete:
+                    out.partial_heart.append(path)
             continue
         log = _read(path)
         info = logcheck.check(log, path)
         if not logcheck.add(out.selection, log, info, allow_partial):
             continue
         partial = not info.complete
+        if partial:
+            out.partial_indexes.add(index)
         if task in OBJECTIVE_TASKS:
             for s in log.samples or []:
                 score = (s.scores or {}).get("facet_objective")
@@ -142,8 +154,6 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
                 md = s.metadata or {}
                 value = float(score.value) if isinstance(score.value, (int, float)) else float("nan")
                 entries = out.objective[(log.eval.model, md.get("language", "en"), md.get("dimension", task))]
-                if partial:
-                    out.partial_objective.add((log.eval.model, md.get("language", "en")))
                 key, new = (str(s.id), int(s.epoch)), (log.stats.completed_at or log.eval.created or "", index, value, score.metadata or {})
                 if key in entries:
                     out.objective_duplicates += 1
@@ -184,6 +194,9 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
                 if comp.winner is not None and longer is not None:
                     stats.decisive += 1
                     stats.longer_wins += int(comp.winner == longer)
+    # an objective row is partial when a score it keeps (after de-duplication) comes from a partial log
+    out.partial_objective = {(model, language) for (model, language, _), entries in out.objective.items()
+                             if any(v[1] in out.partial_indexes for v in entries.values())}
     if unknown:
         raise EqEvalsError("these logs are neither judgment logs (eq_evals/facet_pairwise), FACET objective logs "
                            "nor SAGE logs, so they cannot be rated: " + "; ".join(unknown))
@@ -231,28 +244,41 @@ class Table:
     dimension_means: dict[str, tuple[float, int]] = field(default_factory=dict)
 
 
+PARALLEL_MIN_COMPARISONS = 50_000  # below this, forking workers costs more than it saves
+
+
 def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, seed: int,
-                 progress: bool = True, partial_groups: Iterable[tuple[str, str]] = ()) -> list[Table]:
+                 progress: bool = True, workers: int | None = None,
+                 partial_groups: Iterable[tuple[str, str]] = ()) -> list[Table]:
+    """One table per (language, dimension) plus each language's pooled Overall table.
+
+    The tables are rated in parallel worker processes (``ratings.parallel``): ``workers`` None = the usable
+    cores (or EQ_EVALS_WORKERS) when there are at least PARALLEL_MIN_COMPARISONS comparisons, else one."""
     groups: dict[tuple[str, str], list[Comparison]] = defaultdict(list)
     for c in comparisons:
         groups[(c.language, c.dimension)].append(c)
         groups[(c.language, "overall")].append(c)
-    tables = []
-    for (language, dimension), comps in tqdm(sorted(groups.items()), desc=f"rating ({method})", unit="table",
-                                              disable=not progress):
+    jobs = []
+    for (language, dimension), comps in sorted(groups.items()):
         if dimension == "overall" and len({c.dimension for c in comps}) == 1:
             continue  # one dimension only: overall is the same table
         models = {c.model_a for c in comps} | {c.model_b for c in comps}
         if len(models) < 2:
             raise EqEvalsError(f"{language}/{dimension}: only one model ({models.pop()}); ratings need two or more")
-        try:
-            ratings = leaderboard(rate(comps, method, bootstrap, seed))
-        except ValueError as ex:
-            raise EqEvalsError(f"{language}/{dimension}: {ex}") from None
+        jobs.append((language, dimension, comps))
+    if workers is None and len(comparisons) < PARALLEL_MIN_COMPARISONS:
+        workers = 1
+    with tqdm(total=len(jobs), desc=f"rating ({method})", unit="table", disable=not progress) as bar:
+        results = run_calls([(rate, (comps, method, bootstrap, seed)) for _, _, comps in jobs],
+                            [len(comps) for _, _, comps in jobs], workers, on_done=bar.update)
+    tables = []
+    for (language, dimension, comps), (ratings, error) in zip(jobs, results):
+        if error is not None:
+            raise EqEvalsError(f"{language}/{dimension}: {error}") from None
         note = ""
         if all(c.outcome == 0.5 for c in comps):
             note = "every comparison is a draw: the ratings carry no ranking information"
-        tables.append(Table(language, dimension, ratings, len(comps), note,
+        tables.append(Table(language, dimension, leaderboard(ratings), len(comps), note,
                             partial=(language, dimension) in set(partial_groups)))
     for t in tables:
         if t.dimension == "overall":
@@ -355,6 +381,17 @@ def gap_rows(subjective: dict[str, dict[str, float]], objective: dict) -> dict[s
     return out
 
 
+def mark_partial_gap(gap: dict[str, Any], collected: Collected) -> None:
+    """Mark ΔZ rows built on a partial objective row or on partial comparisons of the language."""
+    for language, models in gap.items():
+        if language.startswith("_"):
+            continue
+        partial_language = any(g[0] == language for g in collected.partial_groups)
+        for model, row in models.items():
+            if partial_language or (model, language) in collected.partial_objective:
+                row["partial_run"] = True
+
+
 def _fmt(x: float | None, digits: int = 1) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
@@ -445,7 +482,8 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
             if language.startswith("_"):
                 continue
             for model, v in sorted(models.items(), key=lambda kv: -kv[1]["delta_z"]):
-                lines.append(f"| {language} | {model} | {_fmt(v['objective_average'])} | {_fmt(v['subjective_mu'])} | "
+                name = f"{model} (partial)" if v.get("partial_run") else model
+                lines.append(f"| {language} | {name} | {_fmt(v['objective_average'])} | {_fmt(v['subjective_mu'])} | "
                              f"{_fmt(v['z_objective'], 3)} | {_fmt(v['z_subjective'], 3)} | "
                              f"{_fmt(v['delta_z'], 3)} | {v.get('profile', '')} |")
         lines += [f"\nNote ({language}): {note}" for language, note in sorted(gap.get("_notes", {}).items())]
@@ -560,10 +598,10 @@ def plot(tables: list[Table], path: Path, method: str) -> list[Path]:
 
 
 def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
-        progress: bool = True, allow_partial: bool = False) -> dict[str, Any]:
-    collected = collect(paths, progress, allow_partial)
-    tables = (build_tables(collected.comparisons, method, bootstrap, seed, progress, collected.partial_groups)
-              if collected.comparisons else [])
+        progress: bool = True, allow_mixed_datasets: bool = False, allow_partial: bool = False) -> dict[str, Any]:
+    collected = collect(paths, progress, allow_partial, allow_mixed_datasets)
+    tables = (build_tables(collected.comparisons, method, bootstrap, seed, progress,
+                           partial_groups=collected.partial_groups) if collected.comparisons else [])
     judges = {}
     for judge, stats in collected.judges.items():
         d = stats.as_dict()
@@ -572,6 +610,7 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     objective = {lang: dict(models) for lang, models in objective_rows(collected).items()}
     crisis = crisis_matrices(collected)
     gap = gap_rows(subjective_overall(collected.comparisons), objective) if collected.comparisons and objective else {}
+    mark_partial_gap(gap, collected)
     notes = []
     unscored = {key: sum(1 for v in entries.values() if math.isnan(v[2]))
                 for key, entries in sorted(collected.objective.items())}
@@ -595,10 +634,11 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     if collected.heart_logs:
         from eq_evals.heart import leaderboard as heart_lb
 
-        heart_md, heart = heart_lb.write(collected.heart_logs, Path(out_dir), bootstrap, seed)
+        heart_md, heart = heart_lb.write(collected.heart_logs, Path(out_dir), bootstrap, seed,
+                                         partial=collected.partial_heart)
     warnings = collected.selection.warnings
     if not (tables or objective or sage_rows or crisis or heart):
-        raise EqEvalsError("\n".join(["nothing to rate: the logs hold no judged comparisons, objective scores, "
+        raise EqEvalsError("\n".join(["nothing to rate: the logs hold no judged comparisons, objective scores or "
                                       "SAGE or HEART samples", *warnings]))
     notes += [w.removeprefix("warning: ") for w in warnings]
     out = Path(out_dir)

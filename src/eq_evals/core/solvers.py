@@ -103,5 +103,20 @@ def _validate_samples(samples: list, file: str, template: str | None = None, tem
                          + f"; it has {sorted(data['templates'])}")
 
 
+def _validate_with_dataset(dataset_args: dict[str, Any], file: str, template: str | None = None,
+                           template_by: str | None = None) -> None:
+    """At load time: when the template is chosen by a metadata field (``template_by: dimension``) and the dataset
+    arguments list that field's values literally (``dimensions: [...]``), each value must name a template."""
+    values = dataset_args.get(f"{template_by}s") if template_by else None
+    if not isinstance(values, list):
+        return  # not knowable before the data is read: checked per sample when the task is built
+    data = load_template_file(file)
+    missing = [str(v) for v in values if str(v) not in data["templates"]]
+    if missing:
+        raise ValueError(f"{file} has no template for {template_by} {', '.join(missing)} (dataset {template_by}s "
+                         f"{values}); it has {sorted(data['templates'])}")
+
+
 prompt_template.validate_declaration = _validate_prompt  # type: ignore[attr-defined]
+prompt_template.validate_with_dataset = _validate_with_dataset  # type: ignore[attr-defined]
 prompt_template.validate_samples = _validate_samples  # type: ignore[attr-defined]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 from inspect_ai.dataset import Sample
 
 from eq_evals.components import register
-from eq_evals.errors import EqEvalsError
 from eq_evals.facet import prompts as _prompts  # noqa: F401  (registers the facet_taxonomy template context)
-from eq_evals.facet.data import facet_items
+from eq_evals.core.sources import Resolved, dataset_version, load_hub_rows, resolve, stamp
+from eq_evals.facet.data import CONFIGS, facet_items, read_rows
 from eq_evals.facet.scorer import facet_objective
 from eq_evals.facet.style import facet_style
 from eq_evals.resources import resource
@@ -18,14 +18,15 @@ register("scorer", "facet_objective")(facet_objective)
 register("scorer", "facet_style")(facet_style)
 
 
-def data_path(path: str, source: str | None) -> Path:
-    """A bundled path under ``datasets/``, or the user's ``source`` file/folder if given."""
-    if source:
-        user = Path(source).expanduser()
-        if not user.exists():
-            raise EqEvalsError(f"-T source={source}: no such file or folder")
-        return user
-    return resource("datasets", path)
+def facet_rows(path: str, source: str | None) -> tuple[Resolved, list[tuple[str, Any, dict]]]:
+    """The FACET records of the bundled folder, a local file/folder, or every config of a pinned Hub dataset
+    (``hf://OWNER/NAME@REVISION``, spec §7.1 layout: one config per file, split ``test``)."""
+    resolved = resolve(source, resource("datasets", path))
+    if resolved.hub:
+        rows = [(f"{resolved.hub} config {config}", f"row {i + 1}", record) for config in CONFIGS
+                for i, record in enumerate(load_hub_rows(resolved.hub, config, "test"))]
+        return resolved, rows
+    return resolved, read_rows(resolved.path)  # type: ignore[arg-type]
 
 
 @register("dataset", "facet_items")
@@ -40,9 +41,14 @@ def facet_dataset(
     judge: list[str] | None = None,
 ) -> list[Sample]:
     """FACET items of ``dimensions`` (or of the interaction prompt ``pools``) from the bundled
-    project-authored set, or from ``source``: a JSONL file/folder in the spec §7.1 schema, or the
-    authors' released JSON. ``judge`` narrows each interaction item's ``judge_dimensions``."""
-    return facet_items(data_path(path, source), dimensions, language, split, strip_option_labels, pools, judge)
+    project-authored set, or from ``source``: a JSONL file/folder in the spec §7.1 schema, the
+    authors' released JSON, or a pinned Hub dataset ``hf://OWNER/NAME@REVISION`` (see core/sources.py).
+    ``judge`` narrows each interaction item's ``judge_dimensions``. Each sample records the dataset's
+    origin, revision and content hash (``dataset_version``)."""
+    resolved, rows = facet_rows(path, source)
+    where = resolved.location if resolved.hub else resolved.path
+    samples = facet_items(where, dimensions, language, split, strip_option_labels, pools, judge, rows=rows)
+    return stamp(samples, dataset_version(resolved, [r for _, _, r in rows], name="facet"))
 
 
 def _validate(dimensions: list[str] | None = None, path: str = "facet", **_: object) -> None:

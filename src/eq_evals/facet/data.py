@@ -164,6 +164,18 @@ def to_sample(record: dict, strip_option_labels: bool) -> Sample:
     return Sample(id=record["id"], input=text, target="" if gold is None else str(gold), metadata=metadata)
 
 
+# Hub configs (spec §7.1): one per bundled file, a single `test` split, language as a column
+CONFIGS = ("apparent", "hidden", "prediction", "social", "crisis", "deepening", "shared", "naturalness")
+
+
+def read_rows(path: Path) -> list[tuple[str, Any, dict]]:
+    """(file, row, record) for every record of one file or of a folder's *.jsonl and *.json files."""
+    files = sorted(path.glob("*.jsonl")) + sorted(path.glob("*.json")) if path.is_dir() else [path]
+    if not files or not all(f.is_file() for f in files):
+        raise DataError(str(path), "-", "no FACET data files (*.jsonl, *.json) found")
+    return [(str(file), row, record) for file in files for row, record in read_records(file)]
+
+
 def facet_items(
     path: str | Path,
     dimensions: Iterable[str] | None,
@@ -172,41 +184,37 @@ def facet_items(
     strip_option_labels: bool = True,
     pools: Iterable[str] | None = None,
     judge: Iterable[str] | None = None,
+    rows: list[tuple[str, Any, dict]] | None = None,
 ) -> list[Sample]:
-    """Load, validate and filter FACET records from one file or folder: those of the given dimensions,
-    or (interaction tasks) those of the given prompt pools (spec §1.1, A1). ``judge`` keeps only those
-    dimensions in each item's ``judge_dimensions``."""
+    """Load, validate and filter FACET records from one file or folder (or the given ``rows``, e.g. of a
+    Hub dataset): those of the given dimensions, or (interaction tasks) those of the given prompt pools
+    (spec §1.1, A1). ``judge`` keeps only those dimensions in each item's ``judge_dimensions``."""
     path = Path(path)
-    files = sorted(path.glob("*.jsonl")) + sorted(path.glob("*.json")) if path.is_dir() else [path]
-    if not files or not all(f.is_file() for f in files):
-        raise DataError(str(path), "-", "no FACET data files (*.jsonl, *.json) found")
+    rows = read_rows(path) if rows is None else rows
     wanted, wanted_pools = set(dimensions or []), set(pools or [])
     if not wanted and not wanted_pools:
         raise ValueError("facet_items needs dimensions or pools")
     samples, seen = [], set()
-    for file in files:
-        if file.name == "taxonomy.yaml":
+    for file, row, record in rows:
+        if not isinstance(record, dict):
+            raise DataError(file, row, "a record must be a JSON object")
+        validate(record, file, row)
+        if wanted_pools:
+            if record.get("pool") not in wanted_pools:
+                continue
+        elif record["dimension"] not in wanted:
             continue
-        for row, record in read_records(file):
-            if not isinstance(record, dict):
-                raise DataError(str(file), row, "a record must be a JSON object")
-            validate(record, str(file), row)
-            if wanted_pools:
-                if record.get("pool") not in wanted_pools:
-                    continue
-            elif record["dimension"] not in wanted:
-                continue
-            if language != "all" and record["language"] != language:
-                continue
-            if split != "all" and record["format"] != f"{split}_select":
-                continue
-            if record["id"] in seen:
-                raise DataError(str(file), row, f"duplicate id {record['id']!r}")
-            seen.add(record["id"])
-            sample = to_sample(record, strip_option_labels)
-            if judge is not None and sample.metadata.get("judge_dimensions"):
-                sample.metadata["judge_dimensions"] = [d for d in sample.metadata["judge_dimensions"] if d in judge]
-            samples.append(sample)
+        if language != "all" and record["language"] != language:
+            continue
+        if split != "all" and record["format"] != f"{split}_select":
+            continue
+        if record["id"] in seen:
+            raise DataError(file, row, f"duplicate id {record['id']!r}")
+        seen.add(record["id"])
+        sample = to_sample(record, strip_option_labels)
+        if judge is not None and sample.metadata.get("judge_dimensions"):
+            sample.metadata["judge_dimensions"] = [d for d in sample.metadata["judge_dimensions"] if d in judge]
+        samples.append(sample)
     if not samples:
         what = f"pools {sorted(wanted_pools)}" if wanted_pools else f"dimensions {sorted(wanted)}"
         raise DataError(str(path), "-", f"no items for {what}, language={language}, split={split}")

@@ -173,18 +173,31 @@ def _sample(sid: str, text: str, md: dict[str, Any]) -> Sample:
     return Sample(id=sid, input=text, target=md.get("reference_response") or "", metadata=md)
 
 
-def project_samples(path: Path, language: str | None = None, subset: str = "all") -> list[Sample]:
-    """Rows of the project-authored schema, validated (a bad row names the file, the line and the field)."""
+def project_rows(path: Path) -> list[tuple[str, int, Any]]:
+    """(file, line, parsed row) of a JSONL file of the project-authored schema; invalid JSON names the line."""
     if not path.is_file():
         raise EqEvalsError(f"{path} does not exist (the project-authored HEART set, or a JSONL file of its schema)")
-    samples, seen = [], set()
+    rows = []
     for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            rows.append((str(path), line_no, json.loads(line)))
         except json.JSONDecodeError as ex:
             raise DataError(str(path), line_no, f"invalid JSON: {ex.msg}") from None
+    return rows
+
+
+def project_samples(path: Path, language: str | None = None, subset: str = "all") -> list[Sample]:
+    """Rows of the project-authored schema, validated (a bad row names the file, the line and the field)."""
+    return project_samples_from_rows(project_rows(path), language, subset)
+
+
+def project_samples_from_rows(rows: list[tuple[str, int, Any]], language: str | None = None,
+                              subset: str = "all") -> list[Sample]:
+    """Validate (where, row number, row) records of the project-authored schema and build the samples."""
+    samples, seen = [], set()
+    for path, line_no, row in rows:
         if not isinstance(row, dict):
             raise DataError(str(path), line_no, "expected a JSON object")
         missing = [f for f in PROJECT_FIELDS if f not in row]
@@ -226,20 +239,31 @@ def heart_samples(source: str | None = None, language: str = "en", subset: str =
     """The dataset adapter ``heart_histories`` (see the module docstring for ``source``)."""
     if subset not in ("all", "regular", "adversarial"):
         raise EqEvalsError(f"-T subset={subset}: expected all, regular or adversarial")
-    if not source:
-        path = resource("datasets", f"heart/histories_{language}.jsonl")
-        samples = project_samples(path, language, subset)
-    elif source == "release" or Path(source).expanduser().is_dir():
+    from eq_evals.core.sources import dataset_version, load_hub_rows, resolve, stamp
+
+    if source == "release" or (source and not source.startswith("hf://") and Path(source).expanduser().is_dir()
+                               and (Path(source).expanduser() / "dialogues_regular.json").is_file()):
         if language != "en":
             raise EqEvalsError("the HEART release is English only; use -T language=en with it")
         folder = download_release() if source == "release" else Path(source).expanduser()
-        samples = release_samples(folder, subset)
+        return release_samples(folder, subset)
+    # the project-authored set: bundled, a JSONL file, a folder written by `eq-evals hub export heart`, or
+    # hf://OWNER/NAME@REVISION (the one resolver every benchmark uses; docs/hub.md)
+    resolved = resolve(source, resource("datasets", "heart"))
+    if resolved.hub:
+        # the Hub's Arrow tables drop null columns of a row; the schema's nullable fields come back as None
+        rows = [(str(resolved.hub), i + 1, {**dict.fromkeys(PROJECT_FIELDS), **r})
+                for i, r in enumerate(load_hub_rows(resolved.hub, language))]
     else:
-        samples = project_samples(Path(source).expanduser(), language, subset)
+        path = resolved.path
+        if path.is_dir():
+            path = path / f"histories_{language}.jsonl"
+        rows = project_rows(path)
+    samples = project_samples_from_rows(rows, language, subset)
     if not samples:
         raise EqEvalsError(f"no HEART histories in {source or 'the project-authored set'} for language={language}, "
                            f"subset={subset}")
-    return samples
+    return stamp(samples, dataset_version(resolved, [r for _, _, r in rows], name=f"heart-{language}"))
 
 
 def strategy_definitions(source: str | None = None) -> dict[str, str]:

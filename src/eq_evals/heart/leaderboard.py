@@ -303,8 +303,10 @@ def plot(result: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def write(paths: list[str], out: Path, bootstrap: int = 1000, seed: int = 0) -> tuple[str, dict[str, Any]]:
+def write(paths: list[str], out: Path, bootstrap: int = 1000, seed: int = 0,
+          partial: list[str] | None = None) -> tuple[str, dict[str, Any]]:
     """heart logs -> heart_leaderboard.{md,csv,json,png}; heart_strategies logs -> heart_strategies.{md,json}.
+    ``partial``: logs kept although not complete (--allow-partial); every output then says so.
     Returns (Markdown, result)."""
     from eq_evals.heart.strategies import distribution, render_distribution
 
@@ -316,10 +318,16 @@ def write(paths: list[str], out: Path, bootstrap: int = 1000, seed: int = 0) -> 
     if judged:
         result = build(judged, bootstrap, seed)
         md = render(result)
+        if partial:
+            result["partial_logs"] = sorted(partial)
+            for r in result["rows"]:
+                r["partial"] = True
+            md = ("**PARTIAL**: built from logs that are not complete (--allow-partial): "
+                  + ", ".join(sorted(partial)) + "\n\n" + md)
         (out / "heart_leaderboard.md").write_text("# HEART leaderboard\n\n" + md, encoding="utf-8")
         buffer = io.StringIO()
         fields = ["model", *LETTERS, "overall_win_rate", "elo", "elo_lower_asymptotic", "elo_upper_asymptotic",
-                  "elo_lower_bootstrap", "elo_upper_bootstrap", "comparisons", "sweep_rate"]
+                  "elo_lower_bootstrap", "elo_upper_bootstrap", "comparisons", "sweep_rate", "partial"]
         writer = csv.DictWriter(buffer, fieldnames=fields)
         writer.writeheader()
         for r in result["rows"]:

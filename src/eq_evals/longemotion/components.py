@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import Sample
 
 from eq_evals.components import register
+from eq_evals.core.sources import content_hash, resolve, stamp
 from eq_evals.errors import EqEvalsError
 from eq_evals.longemotion import data, scripted
 from eq_evals.longemotion.prompts import validate_prompts
@@ -41,22 +44,42 @@ SUBSETS = {"emobench": "classification_emobench", "finentity": "classification_f
 def longemotion_dataset(task: str, data_dir: str | None = None, fixtures: bool = False,
                         revision: str = data.HF_REVISION, subset: str = "emobench", variant: str | None = None,
                         stages: str = "4", emotions: str | None = None, verify_checksums: bool = True,
-                        skip_invalid: bool = False) -> list[Sample]:
-    """Samples of one LongEmotion task from the Hub, ``data_dir`` or the bundled fixtures (spec §2). Every
-    sample records in ``metadata["data_source"]`` where its files came from (Hub revision, md5, whether the
-    md5 was verified against the release the spec describes)."""
+                        skip_invalid: bool = False, source: str | None = None) -> list[Sample]:
+    """Samples of one LongEmotion task from the Hub, ``data_dir`` or the bundled fixtures (spec §2). ``source``
+    is the syntax shared by every benchmark (core/sources.py): a local folder (as ``data_dir``) or a pinned Hub
+    copy ``hf://OWNER/NAME@REVISION`` in the Hub layout (as ``revision``, for any repository). Every sample
+    records in ``metadata["data_source"]`` where its files came from (Hub revision, md5, whether the md5 was
+    verified against the release the spec describes), and in ``dataset_version`` the origin, revision and a
+    content hash (of the files' md5s) that the log header keeps."""
+    repo = data.HF_REPO
+    if source:
+        if data_dir or revision != data.HF_REVISION:
+            raise EqEvalsError("-T source=... replaces -T data_dir / -T revision: give one of them")
+        resolved = resolve(source, Path("."))
+        if resolved.hub:
+            repo, revision = resolved.hub.repo, resolved.hub.revision
+        else:
+            data_dir = str(resolved.path)
     sources: list[dict[str, Any]] = []
 
     def where(key: str):  # noqa: ANN202
         info: dict[str, Any] = {}
-        path = data.locate(key, data_dir, fixtures, revision, verify_checksums, info)
+        path = data.locate(key, data_dir, fixtures, revision, verify_checksums, info, repo)
         sources.append(info)
         return path
 
     def tagged(samples: list[Sample]) -> list[Sample]:
         for s in samples:
             s.metadata = {**(s.metadata or {}), "data_source": sources}
-        return samples
+        origin = sources[0].get("origin") if sources else None
+        kind = {"hub": "hub", "data_dir": "local", "fixtures": "bundled"}.get(str(origin), "local")
+        location = repo if kind == "hub" else str(data_dir or os.environ.get(data.ENV_DATA_DIR, "")) \
+            if kind == "local" else f"datasets/{data.FIXTURES}"
+        version = {"name": f"longemotion/{task}", "origin": kind, "location": location,
+                   "revision": revision if kind == "hub" else None,
+                   "sha256": content_hash([{"file": i.get("file"), "md5": i.get("md5")} for i in sources]),
+                   "rows": len(sources)}  # the hash is over the files' md5s
+        return stamp(samples, version)
 
     if task == "classification":
         if subset not in SUBSETS:

@@ -20,12 +20,12 @@ import hashlib
 import json
 import logging
 import os
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from eq_evals.core.sources import hub_unreachable
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import resource
 
@@ -96,7 +96,7 @@ def _hint() -> str:
 
 
 def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revision: str = HF_REVISION,
-           verify_checksums: bool = True, info: dict[str, Any] | None = None) -> Path:
+           verify_checksums: bool = True, info: dict[str, Any] | None = None, repo: str = HF_REPO) -> Path:
     """The file for ``key`` (see FILES), from data_dir, the bundled fixtures, or the Hub. A Hub file whose md5
     differs from the release the spec describes (HUB_MD5) is an error unless ``verify_checksums`` is false.
     ``info``, when given, receives where the file came from and its md5 (recorded in the samples)."""
@@ -120,17 +120,17 @@ def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revisi
                            + ", ".join(repr(str(p.relative_to(root))) for p in tried) + ".")
     if hub_path is None:
         raise EqEvalsError(f"LongEmotion: the {key} file exists only in the GitHub release, not on the Hub. {_hint()}")
-    path = _hub_download(hub_path, revision)
+    path = _hub_download(hub_path, revision, repo)
     expected, actual = HUB_MD5.get(path.name), hashlib.md5(path.read_bytes()).hexdigest()
     if expected and actual != expected and verify_checksums:
         # the release is pinned by content, not by commit (no sha was known offline): a changed file is an error
         raise EqEvalsError(
-            f"LongEmotion: {hub_path!r} from {HF_REPO}@{revision} has md5 {actual}, but the release this benchmark "
+            f"LongEmotion: {hub_path!r} from {repo}@{revision} has md5 {actual}, but the release this benchmark "
             f"was checked against has md5 {expected} (spec §2.1): the file has changed and results would not be "
             "comparable. To evaluate this release knowingly, pass -T verify_checksums=false and pin it with "
             "-T revision=<commit sha>.")
     if info is not None:
-        info.update(file=path.name, origin="hub", repo=HF_REPO, revision=revision, md5=actual,
+        info.update(file=path.name, origin="hub", repo=repo, revision=revision, md5=actual,
                     expected_md5=expected, md5_verified=bool(expected) and actual == expected)
     return path
 
@@ -151,38 +151,26 @@ def check_record_count(path: Path, info: dict[str, Any] | None = None) -> int | 
     return found
 
 
-@cache
-def _hub_unreachable(endpoint: str) -> str | None:
-    """None when one quick request to the Hub endpoint gets an answer, else why not (no retries)."""
-    try:
-        import httpx
-
-        httpx.head(endpoint, timeout=3.0)
-    except Exception as ex:  # noqa: BLE001 - any failure means: do not start the retrying download
-        return f"{type(ex).__name__}: {ex}"
-    return None
-
-
-def _hub_download(hub_path: str, revision: str) -> Path:
+def _hub_download(hub_path: str, revision: str, repo: str = HF_REPO) -> Path:
     """The Hub file: the local huggingface_hub cache first, then (if one quick request reaches the Hub) a
     download. Without network this fails at once instead of after huggingface_hub's retries with backoff."""
     from huggingface_hub import constants, hf_hub_download
 
     def fail(why: str) -> EqEvalsError:
-        return EqEvalsError(f"LongEmotion: cannot get {hub_path!r} from the Hugging Face Hub ({HF_REPO}@{revision}): "
+        return EqEvalsError(f"LongEmotion: cannot get {hub_path!r} from the Hugging Face Hub ({repo}@{revision}): "
                             f"{why}. {_hint()}")
 
     try:
-        return Path(hf_hub_download(HF_REPO, hub_path, repo_type="dataset", revision=revision, local_files_only=True))
+        return Path(hf_hub_download(repo, hub_path, repo_type="dataset", revision=revision, local_files_only=True))
     except Exception:  # noqa: BLE001 - not cached: try the network below
         pass
     if constants.HF_HUB_OFFLINE:
         raise fail("not in the local cache and HF_HUB_OFFLINE is set")
-    problem = _hub_unreachable(constants.ENDPOINT)
+    problem = hub_unreachable(constants.ENDPOINT)
     if problem:
         raise fail(f"not in the local cache and {constants.ENDPOINT} cannot be reached ({problem})")
     try:
-        return Path(hf_hub_download(HF_REPO, hub_path, repo_type="dataset", revision=revision, etag_timeout=5))
+        return Path(hf_hub_download(repo, hub_path, repo_type="dataset", revision=revision, etag_timeout=5))
     except Exception as ex:  # noqa: BLE001 - missing, gated, network: all end in the same advice
         raise fail(f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}") from None
 

@@ -10,6 +10,7 @@ winner -> that winner with the rounded mean margin; different winners -> a draw 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import unicodedata
@@ -117,6 +118,38 @@ class Call:
     margin: int
     attempts: int
     reasoning: str
+    key: str = ""             # call_key(): what makes an earlier verdict reusable
+    reused_from: str | None = None  # the earlier judging log the verdict was taken from (no call made)
+
+
+JUDGE_TASK = "facet_pairwise"
+
+
+def call_key(judge: Model | str, prompt: str, config: GenerateConfig) -> str:
+    """The identity of one judge call: judge model, exact prompt (so the rubric version, the dimension, the
+    language, the matchup and the order of the two responses) and the sampling settings that change replies."""
+    blob = json.dumps([str(judge), prompt, config.temperature, config.seed], ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def load_verdicts(logs: str) -> dict[str, dict[str, Any]]:
+    """call key -> the recorded call (with ``reused_from`` = its log), for every parsed call in earlier judging
+    logs, including logs of runs that crashed or were cancelled (their finished samples). Calls without a key
+    (written before keys existed) and unparseable calls are not reused. Logs of other tasks are an error."""
+    from eq_evals.pairwise.logs import expand_log_paths, read_log
+
+    out: dict[str, dict[str, Any]] = {}
+    for path in expand_log_paths(logs):
+        log = read_log(path)
+        if log.eval.task.split("/")[-1] != JUDGE_TASK:
+            raise EqEvalsError(f"-T reuse: {path} is a log of {log.eval.task}, not of a judging task ({JUDGE_TASK})")
+        for sample in log.samples or []:
+            score = (sample.scores or {}).get("pairwise_judge")
+            for judgment in ((score.metadata or {}).get("judgments", []) if score else []):
+                for call in judgment.get("calls", []):
+                    if call.get("key") and call.get("verdict") is not None:
+                        out.setdefault(call["key"], {**call, "reused_from": call.get("reused_from") or path})
+    return out
 
 
 def grader_models() -> list[Model]:
@@ -137,26 +170,40 @@ RETRY_NOTE = {
 
 
 async def judge_once(judge: Model, prompt: str, order: list[str], attempts: int, config: GenerateConfig,
-                     language: str = "en") -> Call:
-    """One judge call, retried with a correction note when the verdict cannot be parsed."""
+                     language: str = "en", earlier: dict[str, dict[str, Any]] | None = None,
+                     cache: bool = False) -> Call:
+    """One judge call, retried with a correction note when the verdict cannot be parsed. A verdict already
+    recorded under the same call_key in ``earlier`` (``load_verdicts``) is reused without calling the judge;
+    ``cache`` turns on Inspect's model cache for the calls that are made."""
+    key = call_key(judge, prompt, config)
+    if earlier and key in earlier:
+        fields = {f: earlier[key][f] for f in ("verdict", "winner", "margin", "attempts", "reasoning", "reused_from")}
+        if earlier[key]["order"] != order:  # cannot happen for an equal key unless a log was edited
+            raise EqEvalsError(f"reused verdict {key[:12]} from {fields['reused_from']} has order "
+                               f"{earlier[key]['order']}, expected {order}")
+        return Call(order=order, key=key, **fields)
     replies: list[str] = []
     messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
     for attempt in range(1, attempts + 1):
-        output = await judge.generate(messages, config=config)
+        output = await judge.generate(messages, config=config, cache=cache)
         reply = output.completion
         replies.append(reply)
         messages += [ChatMessageAssistant(content=reply), ChatMessageUser(content=RETRY_NOTE.get(language, RETRY_NOTE["en"]))]
         verdict = parse_verdict(reply)
         if verdict.winner is not None:
             winner = order[0] if verdict.winner == "A" else order[1]
-            return Call(order, f"{verdict.winner}{'+' * verdict.margin}", winner, verdict.margin, attempt, reply)
-    return Call(order, None, None, 0, attempts, "\n---\n".join(replies))
+            return Call(order, f"{verdict.winner}{'+' * verdict.margin}", winner, verdict.margin, attempt, reply, key)
+    return Call(order, None, None, 0, attempts, "\n---\n".join(replies), key)
 
 
 @scorer(metrics={"outcome": [mean()], "margin": [mean()], "conflicted": [mean()]})
 def pairwise_judge(rubrics: str, conflict_policy: str = "draw", attempts: int = 3,
-                   length_unit: str = "native") -> Scorer:
+                   length_unit: str = "native", reuse: str | None = None, cache: bool = False) -> Scorer:
     """Judge one matchup in both orders with every judge of the ``grader`` role.
+
+    ``reuse``: earlier judging logs (folder/files) whose verdicts are taken instead of calling the judge
+    again for the same call_key (after a crash, when adding a model, when re-judging a subset); such calls
+    carry ``reused_from``. ``cache``: Inspect's model cache for the judge calls that are made.
 
     Value: ``outcome`` for ``model_a`` (1 win, 0 loss, 0.5 draw; mean over judges), ``margin`` and
     ``conflicted`` (position-inconsistent verdict pairs). Metadata keeps each judge's calls, verdicts and
@@ -166,6 +213,7 @@ def pairwise_judge(rubrics: str, conflict_policy: str = "draw", attempts: int = 
         raise ValueError(f"conflict_policy must be 'draw' or 'discard', not {conflict_policy!r}")
     if length_unit not in ("native", "reference"):
         raise ValueError(f"length_unit must be 'native' or 'reference', not {length_unit!r}")
+    earlier = load_verdicts(reuse) if reuse else None
 
     async def score(state: TaskState, target: Target) -> Score:
         md = state.metadata
@@ -181,7 +229,8 @@ def pairwise_judge(rubrics: str, conflict_policy: str = "draw", attempts: int = 
                 prompt = judge_prompt(rubric, md["dimension"], language, md["user_input"], texts[first],
                                       texts[second], length_unit)
                 async with span(f"{judge} judges {md['dimension']}: A={first}, B={second}"):
-                    calls.append(await judge_once(judge, prompt, [first, second], attempts, config, language))
+                    calls.append(await judge_once(judge, prompt, [first, second], attempts, config, language,
+                                                  earlier, cache))
             if any(c.verdict is None for c in calls):
                 failures.append(f"{judge}: unparseable reply after {attempts} attempts")
                 judgments.append({"judge": str(judge), "calls": [asdict(c) for c in calls], "result": None})

@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+import logging
 import random
 from typing import Any
 
@@ -20,6 +22,7 @@ from inspect_ai import SampleSource
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalSample
 
+from eq_evals.core.sources import VERSION_KEY, versions_of
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import Generation, load_generations
 from eq_evals.ratings import (
@@ -28,10 +31,12 @@ from eq_evals.ratings import (
     adaptive_pairs,
     facet_seed_round,
     ranking_unchanged,
+    settle_check,
     trueskill_facet,
 )
 
 Instance = tuple[str, int]  # (sample id, epoch)
+logger = logging.getLogger(__name__)
 
 
 class Pool:
@@ -77,6 +82,8 @@ class Pool:
                 "user_input": self.info[key]["prompt"],
                 "response_a": self.by_model[a].responses[key].text,
                 "response_b": self.by_model[b].responses[key].text,
+                # the data both generations were made on (core/sources.py), so ratings can refuse mixed versions
+                VERSION_KEY: versions_of(self.by_model[m].responses[key] for m in (a, b)),
                 **({"partial_generations": sorted(self.partial & {a, b})} if self.partial & {a, b} else {}),
             },
         )
@@ -180,10 +187,26 @@ class AdaptiveSource(SampleSource):
 class ActiveSource(SampleSource):
     """Uncertainty-driven batches (``eq_evals.ratings.active_pairs``; docs/ratings.md): a random cycle that
     connects every model, then batches of the matchups expected to fix the most mis-ordered pairs under
-    the current Bradley-Terry fit, until a per-dimension budget of matchups is spent."""
+    the current Bradley-Terry fit, until the ranking of a dimension is settled (``stop="settled"``) or its
+    budget of matchups is spent; the budget is a ceiling, not a target.
 
-    def __init__(self, pool: Pool, batch: int, budget: int | None, seed: int) -> None:
+    Settled (issue 14): the comparison graph is connected, the expected number of mis-ordered model pairs
+    under the fit's Laplace posterior (``ActiveState.expected_discordant``) is below ``settle_misorder``, and
+    the fitted order has not changed over the last ``settle_rounds`` batches. Every matchup's metadata has
+    ``pairing``: the state its batch was chosen from (round, matchups before, expected mis-ordered pairs,
+    batches with an unchanged order), so the log shows how the ranking settled; each stop (settled, budget
+    or no matchup left) is logged at INFO (the console; Inspect keeps only sample-time logging in the log)
+    and kept in ``ActiveSource.stopped``."""
+
+    def __init__(self, pool: Pool, batch: int, budget: int | None, seed: int, stop: str = "settled",
+                 settle_misorder: float = 1.0, settle_rounds: int = 2) -> None:
+        if stop not in ("settled", "budget"):
+            raise EqEvalsError(f"-T stop={stop}: expected settled or budget")
+        if settle_rounds < 1 or settle_misorder <= 0:
+            raise EqEvalsError(f"-T settle_rounds must be >= 1 and settle_misorder > 0, got {settle_rounds}, "
+                               f"{settle_misorder}")
         self.pool, self.batch, self.rng = pool, batch, random.Random(seed)
+        self.stop, self.settle_misorder, self.settle_rounds = stop, settle_misorder, settle_rounds
         self.by_key = {f"{sid}#{epoch}": (sid, epoch) for sid, epoch in pool.instances}
         self.dimensions = sorted({d for dims in pool.dimensions.values() for d in dims})
         self.items = {d: [k for k, key in self.by_key.items() if d in pool.dimensions[key]] for d in self.dimensions}
@@ -192,21 +215,54 @@ class ActiveSource(SampleSource):
         self.budget = {d: budget if budget is not None else -(-full[d] // 3) for d in self.dimensions}
         self.comparisons: dict[str, list[Comparison]] = {d: [] for d in self.dimensions}
         self.compared: dict[str, set] = {d: set() for d in self.dimensions}
+        self.orders: dict[str, list[tuple[str, ...]]] = {d: [] for d in self.dimensions}
+        self.stopped: dict[str, dict[str, Any]] = {}
+        self.state: dict[str, dict[str, Any]] = {}
         self.round = 0
+
+    def _settled(self, d: str) -> dict[str, Any] | None:
+        """The stop record when dimension d is settled (``ratings.settle_check``); else None. The state is
+        kept in self.state[d] for the batch's metadata."""
+        self.state[d] = {"round": self.round, "matchups_before": len(self.compared[d])}
+        if not self.comparisons[d]:
+            return None
+        settled, info = settle_check(self.comparisons[d], self.pool.models, self.orders[d], self.settle_misorder,
+                                     self.settle_rounds)
+        self.state[d].update({k: v for k, v in info.items() if k != "order"})
+        if self.stop == "settled" and settled:
+            return {"reason": "settled", "expected_misordered_pairs": info["expected_misordered_pairs"],
+                    "order": info["order"]}
+        return None
+
+    def _finish(self, d: str, info: dict[str, Any]) -> None:
+        info = {"dimension": d, **info, "matchups": len(self.compared[d]), "budget": self.budget[d],
+                "round_robin": len(self.items[d]) * len(self.pool.models) * (len(self.pool.models) - 1) // 2}
+        self.stopped[d] = info
+        logger.info("active pairing stopped: %s", json.dumps(info))
 
     def _round(self) -> list[Sample]:
         self.round += 1
         out: list[Sample] = []
         for d in self.dimensions:
+            if d in self.stopped:
+                continue
             left = self.budget[d] - len(self.compared[d])
             if left <= 0:
+                self._finish(d, {"reason": "budget"})
+                continue
+            settled = self._settled(d)
+            if settled:
+                self._finish(d, settled)
                 continue
             chosen = active_pairs(self.comparisons[d], self.compared[d], self.items[d], self.pool.models,
                                   batch=self.batch, rng=self.rng)[:left]
+            if not chosen:
+                self._finish(d, {"reason": "no matchup left"})
             for item, (a, b) in chosen:
                 self.compared[d].add((item, (a, b)))
                 sample = self.pool.sample(self.by_key[item], d, a, b, "connect" if self.round == 1 else f"active_{self.round}")
                 if sample is not None:
+                    sample.metadata = {**(sample.metadata or {}), "pairing": dict(self.state[d])}
                     out.append(sample)
         return out
 
@@ -225,7 +281,8 @@ class ActiveSource(SampleSource):
 def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None = None,
                       generation_tasks: list[str] | None = None, pairing: str = "round_robin",
                       max_rounds: int = 10, pairs_per_round: int = 20, seed: int = 42, batch: int = 10,
-                      budget: int | None = None, allow_partial: bool = False) -> list[Sample] | SampleSource:
+                      budget: int | None = None, stop: str = "settled", settle_misorder: float = 1.0,
+                      settle_rounds: int = 2, allow_partial: bool = False) -> list[Sample] | SampleSource:
     """Matchups from the generation logs of two or more models (a folder or comma-separated files)."""
     if not logs:
         raise EqEvalsError("-T logs=DIR is required: the generation logs of two or more models of one task")
@@ -240,5 +297,5 @@ def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None =
     if pairing == "adaptive":
         return AdaptiveSource(pool, max_rounds, pairs_per_round, (8, 4, 2), (0.1, 0.3), seed)
     if pairing == "active":
-        return ActiveSource(pool, batch, budget, seed)
+        return ActiveSource(pool, batch, budget, seed, stop, settle_misorder, settle_rounds)
     raise EqEvalsError(f"-T pairing={pairing}: expected round_robin, adaptive or active")

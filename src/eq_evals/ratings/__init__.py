@@ -28,6 +28,7 @@ from .pairing import (
     facet_seed_round,
     pair_priorities,
     ranking_unchanged,
+    settle_check,
     round_robin,
     run_facet_pairing,
 )
@@ -51,7 +52,7 @@ __all__ = [
     "eqbench3_bin", "eqbench3_fraction", "eqbench3_pseudo_wins",
     "elo",
     "bootstrap_counts", "item_bootstrap", "percentile_interval", "separability",
-    "round_robin", "facet_seed_round", "pair_priorities", "adaptive_pairs", "ranking_unchanged",
+    "round_robin", "facet_seed_round", "pair_priorities", "adaptive_pairs", "ranking_unchanged", "settle_check",
     "run_facet_pairing", "active_pairs", "active_state", "ActiveState",
     "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "percent_agreement", "stability",
     "zscores", "delta_z", "profile", "profiles", "GapRow",

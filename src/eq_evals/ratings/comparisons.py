@@ -5,6 +5,7 @@ Pure Python (plus scipy for the binomial test); no Inspect dependency.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -186,8 +187,10 @@ def plus_tally(first: Verdict, second: Verdict) -> tuple[int, int] | None:
 # --------------------------------------------------------------------------- helpers
 
 
+@functools.lru_cache(maxsize=65536)
 def natural_key(text: str) -> tuple:
-    """Sort key that orders embedded numbers numerically ("smart_2" < "smart_10")."""
+    """Sort key that orders embedded numbers numerically ("smart_2" < "smart_10"). Cached: a leaderboard
+    sorts hundreds of thousands of comparisons over a few thousand distinct item names."""
     return tuple((0, int(tok), "") if tok.isdigit() else (1, 0, tok) for tok in re.split(r"(\d+)", text) if tok)
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "facet_seed_round",
     "pair_priorities",
     "ranking_unchanged",
+    "settle_check",
     "round_robin",
     "run_facet_pairing",
 ]
@@ -250,6 +251,29 @@ class ActiveState:
     def expected_discordant(self) -> float:
         """Expected number of pairs the current BT ranking has in the wrong order."""
         return float(sum(self.misorder_probabilities().values()))
+
+
+def settle_check(comparisons: Sequence[Comparison], models: Iterable[str], orders: list[tuple[str, ...]],
+                 settle_misorder: float = 1.0, settle_rounds: int = 2) -> tuple[bool, dict]:
+    """Active judging's stopping rule (issue 14): is the ranking settled after these comparisons?
+
+    Appends the current fitted order to ``orders`` (the caller keeps it between batches). Settled when the
+    comparison graph is connected, the expected number of mis-ordered pairs under the Laplace posterior
+    (``ActiveState.expected_discordant``) is below ``settle_misorder`` and the order is the same as in the
+    previous ``settle_rounds`` checks. Returns (settled, state: expected_misordered_pairs, unchanged_batches,
+    connected, order)."""
+    state = active_state(comparisons, models)
+    order = tuple(m for _, m in sorted(zip(-state.theta, state.models)))
+    orders.append(order)
+    unchanged = 0
+    for previous in reversed(orders[:-1]):
+        if previous != order:
+            break
+        unchanged += 1
+    expected = state.expected_discordant()
+    info = {"expected_misordered_pairs": round(expected, 4), "unchanged_batches": unchanged,
+            "connected": state.connected, "order": list(order)}
+    return state.connected and expected < settle_misorder and unchanged >= settle_rounds, info
 
 
 def _phi(x):

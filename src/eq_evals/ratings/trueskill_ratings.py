@@ -1,7 +1,9 @@
 """Sequential TrueSkill ratings: FACET's procedure (spec §4.7) and EQ-Bench 3's (peers.md §1.4).
 
-Both use the ``trueskill`` package (0.4.5) through the non-deprecated module-level
-``trueskill.rate_1vs1(r1, r2, drawn=..., env=env)`` and always recompute from scratch.
+Both follow the ``trueskill`` package (0.4.5)'s non-deprecated module-level
+``trueskill.rate_1vs1(r1, r2, drawn=..., env=env)`` and always recompute from scratch. By default
+the updates run through ``trueskill_exact.make_rate_1vs1``, which returns the package's bits ~20x
+faster; ``engine="package"`` calls the package itself (the reference the tests compare with).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 import trueskill
 
 from .comparisons import Comparison, Rating, canonical_order, check_comparisons, ranking, tally
+from .trueskill_exact import make_rate_1vs1, rating_state, state_mu_sigma
 
 __all__ = [
     "FACET_ENV",
@@ -59,22 +62,53 @@ def facet_updates(c: Comparison) -> tuple[str, str, int, bool]:
     return c.winner, c.loser, m, False
 
 
+ENGINES = ("exact", "package")
+
+
+class _Final:
+    """mu and sigma of a replayed rating, as the package's ``Rating`` properties give them."""
+
+    __slots__ = ("mu", "sigma")
+
+    def __init__(self, mu: float, sigma: float) -> None:
+        self.mu, self.sigma = mu, sigma
+
+
 def _replay(
     ordered: Sequence[Comparison],
     names: Sequence[str],
     env: trueskill.TrueSkill,
     plan,
+    engine: str = "exact",
 ) -> dict[str, trueskill.Rating]:
     """Apply the comparisons from scratch; ``plan(c)`` gives the update steps of one comparison, each
-    (first, second, repeats, drawn): ``repeats`` 1-v-1 updates with ``first`` as the winner (or a draw)."""
-    ratings = {m: env.create_rating() for m in names}
+    (first, second, repeats, drawn): ``repeats`` 1-v-1 updates with ``first`` as the winner (or a draw).
+
+    engine="exact" replays (pi, tau) states through ``make_rate_1vs1`` (identical bits, much faster);
+    engine="package" calls ``trueskill.rate_1vs1`` for every update."""
+    if engine == "package":
+        ratings = {m: env.create_rating() for m in names}
+        for c in ordered:
+            for first, second, repeats, drawn in plan(c):
+                r1, r2 = ratings[first], ratings[second]
+                for _ in range(repeats):
+                    r1, r2 = trueskill.rate_1vs1(r1, r2, drawn=drawn, env=env)
+                ratings[first], ratings[second] = r1, r2
+        return ratings
+    if engine != "exact":
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    rate = make_rate_1vs1(env)
+    index = {m: i for i, m in enumerate(names)}
+    p0, t0 = rating_state(env.mu, env.sigma)
+    pis, taus = [p0] * len(names), [t0] * len(names)
     for c in ordered:
         for first, second, repeats, drawn in plan(c):
-            r1, r2 = ratings[first], ratings[second]
+            i, j = index[first], index[second]
+            p1, t1, p2, t2 = pis[i], taus[i], pis[j], taus[j]
             for _ in range(repeats):
-                r1, r2 = trueskill.rate_1vs1(r1, r2, drawn=drawn, env=env)
-            ratings[first], ratings[second] = r1, r2
-    return ratings
+                p1, t1, p2, t2 = rate(p1, t1, p2, t2, drawn)
+            pis[i], taus[i], pis[j], taus[j] = p1, t1, p2, t2
+    return {m: _Final(*state_mu_sigma(pis[i], taus[i])) for m, i in index.items()}
 
 
 def _facet_plan(c: Comparison) -> list[tuple[str, str, int, bool]]:
@@ -89,7 +123,7 @@ def _order(comps: list[Comparison], order: str) -> list[Comparison]:
     raise ValueError(f"order must be 'sorted' or 'given', got {order!r}")
 
 
-def _permutation_stats(comps, names, env, plan, k: int, seed: int) -> dict[str, tuple[float, float]]:
+def _permutation_stats(comps, names, env, plan, k: int, seed: int, engine: str = "exact") -> dict[str, tuple[float, float]]:
     if k < 2:
         raise ValueError(f"order_permutations must be >= 2 to give an SD, got {k}")
     rng = random.Random(seed)
@@ -97,7 +131,7 @@ def _permutation_stats(comps, names, env, plan, k: int, seed: int) -> dict[str, 
     for _ in range(k):
         shuffled = list(comps)
         rng.shuffle(shuffled)
-        res = _replay(shuffled, names, env, plan)
+        res = _replay(shuffled, names, env, plan, engine)
         for m in names:
             mus[m].append(res[m].mu)
     return {m: (float(np.mean(v)), float(np.std(v, ddof=1))) for m, v in mus.items()}
@@ -126,6 +160,7 @@ def trueskill_facet(
     order_permutations: int = 0,
     seed: int = 0,
     env: trueskill.TrueSkill | None = None,
+    engine: str = "exact",
 ) -> dict[str, Rating]:
     """FACET's TrueSkill with margin pseudo-wins (spec §4.7), recomputed from scratch.
 
@@ -134,11 +169,13 @@ def trueskill_facet(
     order="sorted" replays in (language, dimension, phase, item, pair) order; "given" keeps the
     input order. order_permutations=K adds perm_mean/perm_sd: the mean and SD of mu over K random
     orders seeded by ``seed``. ``models`` lists models to include even without comparisons.
+    engine="package" replays through ``trueskill.rate_1vs1`` itself (same results, ~20x slower).
     """
     comps, names = check_comparisons(comparisons, models, what="trueskill_facet")
     env = env or facet_env()
-    final = _replay(_order(comps, order), names, env, _facet_plan)
-    perm = _permutation_stats(comps, names, env, _facet_plan, order_permutations, seed) if order_permutations else None
+    final = _replay(_order(comps, order), names, env, _facet_plan, engine)
+    perm = (_permutation_stats(comps, names, env, _facet_plan, order_permutations, seed, engine)
+            if order_permutations else None)
     return _build(names, comps, final, perm)
 
 
@@ -223,6 +260,7 @@ def trueskill_eqbench3(
     rank_window: int | None = None,
     order_permutations: int = 0,
     seed: int = 0,
+    engine: str = "exact",
 ) -> dict[str, Rating]:
     """EQ-Bench 3's margin-to-TrueSkill procedure (peers.md §1.4), recomputed from scratch.
 
@@ -232,19 +270,20 @@ def trueskill_eqbench3(
     mu +/- 1.96 sigma, as EQ-Bench 3 does. ``anchors`` (e.g. EQBENCH3_ANCHORS) applies the linear
     normalisation when at least two anchor models are present (scores, bounds and sigma scaled);
     rank_window keeps, for a second solve, only comparisons between models at most that many
-    ranks apart in the first solve.
+    ranks apart in the first solve. engine="package" replays through ``trueskill.rate_1vs1`` itself.
     """
     comps, names = check_comparisons(comparisons, models, what="trueskill_eqbench3")
     env = eqbench3_env()
     ordered = _order(comps, order)
     plan = _eqbench3_plan(bin_size, max_possible_diff)
-    final = _replay(ordered, names, env, plan)
+    final = _replay(ordered, names, env, plan, engine)
     if rank_window is not None:
         rank = {m: i for i, m in enumerate(ranking({m: r.mu for m, r in final.items()}))}
         ordered = [c for c in ordered if abs(rank[c.model_a] - rank[c.model_b]) <= rank_window]
-        final = _replay(ordered, names, env, plan)
-    ci_final = _replay(ordered, names, env, _eqbench3_plan(ci_bin_size, max_possible_diff))
-    perm = _permutation_stats(ordered, names, env, plan, order_permutations, seed) if order_permutations else None
+        final = _replay(ordered, names, env, plan, engine)
+    ci_final = _replay(ordered, names, env, _eqbench3_plan(ci_bin_size, max_possible_diff), engine)
+    perm = (_permutation_stats(ordered, names, env, plan, order_permutations, seed, engine)
+            if order_permutations else None)
     a, b = 1.0, 0.0
     if anchors:
         present = [(m, v) for m, v in anchors.items() if m in final]

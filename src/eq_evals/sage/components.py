@@ -26,12 +26,12 @@ register("metric", "sage_ci")(sage_ci)
 
 
 @register("dataset", "sage_scenarios")
-def sage_scenarios(source: str | None = None, revision: str | None = None, split: str = "train",
-                   topics: str | None = None, language: str = "zh", hidden_task_type: str = "all",
-                   personality: str = "all") -> list[Sample]:
+def sage_scenarios(source: str | None = None, split: str = "test", topics: str | None = None,
+                   language: str = "zh", hidden_task_type: str = "all", personality: str = "all") -> list[Sample]:
     """SAGE scenarios: the bundled project-authored set, or ``source`` (the official profiles JSONL, a folder
-    of such files, or a Hub dataset id with ``revision``), filtered by language / intention type / personality."""
-    return sage_samples(source, revision, split, topics, language, hidden_task_type, personality)
+    of such files, or a pinned Hub dataset ``hf://OWNER/NAME@REVISION``), filtered by language / intention
+    type / personality."""
+    return sage_samples(source, split, topics, language, hidden_task_type, personality)
 
 
 def _validate_dataset(**_: object) -> None:

@@ -1,31 +1,26 @@
 """SAGE scenarios: the project-authored set (bundled), the official release (``-T source=PATH``) and a
-Hugging Face Hub copy (``-T source=<owner>/<name> -T revision=<commit>``), all in the released schema
+Hugging Face Hub copy (``-T source=hf://OWNER/NAME@REVISION``), all in the released schema
 (spec §2): id, player, scene, main_cha, cha_group, task, first_talk (+ topic, hidden_task_type)."""
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from pathlib import Path
 from typing import Any, Iterable
 
 from inspect_ai.dataset import Sample
 
+from eq_evals.core.sources import dataset_version, load_hub_rows, resolve, stamp
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import display_path, resource
 from eq_evals.sage.rules import INTENTIONS, PERSONALITIES, intention_of
 
 BUNDLED = ("sage/scenarios_rational.jsonl", "sage/scenarios_emotional.jsonl")
 TEXT_FIELDS = ("id", "player", "scene", "main_cha", "task", "first_talk")
-HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 logger = logging.getLogger(__name__)
-
-
-def _truthy(env: str) -> bool:
-    return os.environ.get(env, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def normalise(record: dict[str, Any], where: str, row: int | str,
@@ -125,10 +120,10 @@ def _other_schema(file: Path) -> str | None:
     return "it is empty"
 
 
-def load_local(path: Path, topics: dict[str, dict[str, str]] | None = None) -> list[dict[str, Any]]:
-    """One file (every row must be a scenario), or a folder: its own .jsonl files, not subfolders; files of
-    another schema (first row without the scenario fields) are skipped with a warning, bad rows of scenario
-    files are errors naming the file and row."""
+def load_local(path: Path) -> list[tuple[str, int, Any]]:
+    """(file, row, record) of one file (every row must be a scenario), or of a folder: its own .jsonl files,
+    not subfolders; files of another schema (first row without the scenario fields) are skipped with a
+    warning, bad rows of scenario files are errors naming the file and row (raised by ``normalise``)."""
     if not path.is_dir():
         files = [path]
     else:
@@ -142,58 +137,35 @@ def load_local(path: Path, topics: dict[str, dict[str, str]] | None = None) -> l
     if not files:
         raise EqEvalsError(f"no .jsonl scenario files in {path} (subfolders are not searched: point at the file "
                            "or at the folder holding it, e.g. the release's profile/)")
-    scenarios = []
-    for file in files:
-        where = display_path(file)
-        scenarios += [normalise(rec, where, n, topics) for n, rec in read_jsonl(file)]
-    return scenarios
+    return [(display_path(file), n, rec) for file in files for n, rec in read_jsonl(file)]
 
 
-def load_hub(dataset_id: str, revision: str | None, split: str,
-             topics: dict[str, dict[str, str]] | None = None) -> list[dict[str, Any]]:
-    if not revision:
-        raise EqEvalsError(f"-T source={dataset_id}: pin the Hub revision with -T revision=<commit sha or tag> "
-                           "so the run is reproducible")
-    if _truthy("HF_HUB_OFFLINE") or _truthy("HF_DATASETS_OFFLINE"):
-        raise EqEvalsError(
-            f"-T source={dataset_id}: the Hugging Face Hub is offline (HF_HUB_OFFLINE/HF_DATASETS_OFFLINE is set). "
-            "Download the dataset where there is network (e.g. `huggingface-cli download --repo-type dataset "
-            f"{dataset_id} --revision {revision} --local-dir DIR`) and point at the local copy with "
-            "-T source=DIR (a folder of .jsonl files) or -T source=DIR/<file>.jsonl.")
-    try:
-        import datasets
-    except ImportError:
-        raise EqEvalsError("-T source=<hub id> needs the 'datasets' package (pip install datasets)") from None
-    try:
-        rows = datasets.load_dataset(dataset_id, revision=revision, split=split)
-    except Exception as ex:  # noqa: BLE001 - network, auth, missing split: report with the fix
-        raise EqEvalsError(f"-T source={dataset_id} (revision {revision}, split {split}) could not be loaded: "
-                           f"{type(ex).__name__}: {ex}. To use a local copy pass -T source=PATH.") from None
-    where = f"hf://{dataset_id}@{revision}/{split}"
-    return [normalise(dict(rec), where, i, topics) for i, rec in enumerate(rows)]
-
-
-def load_scenarios(source: str | None = None, revision: str | None = None, split: str = "train",
-                   topics: str | None = None) -> list[dict[str, Any]]:
-    """All scenarios of the bundled set, of a local file/folder, or of a Hub dataset (sorted by id)."""
+def load_scenarios(source: str | None = None, split: str = "test", topics: str | None = None,
+                   versions: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """All scenarios of the bundled set, of a local file/folder, or of a pinned Hub dataset
+    (``hf://OWNER/NAME@REVISION``, its default config and ``split``), sorted by id. ``versions``, when
+    given, receives the dataset's origin, revision and content hash (core/sources.py)."""
     topic_map: dict[str, dict[str, str]] | None = None
     if topics:
         topic_path = Path(topics).expanduser()
         if not topic_path.is_file():
             raise EqEvalsError(f"-T topics={topics}: no such file")
         topic_map = read_topics(topic_path)
-    if not source:
-        scenarios = [s for rel in BUNDLED for s in load_local(resource("datasets", rel), topic_map)]
+    resolved = resolve(source, resource("datasets", "sage"))
+    if resolved.kind == "bundled":
+        records = [(display_path(resource("datasets", rel)), n, rec) for rel in BUNDLED
+                   for n, rec in read_jsonl(resource("datasets", rel))]
+    elif resolved.hub:
+        where = f"{resolved.hub} (split {split})"
+        records = [(where, i + 1, rec) for i, rec in enumerate(load_hub_rows(resolved.hub, None, split))]
     else:
-        path = Path(source).expanduser()
-        if path.exists():
-            if topic_map is None and (found := _find_topics(path)) is not None:
-                topic_map = read_topics(found)
-            scenarios = load_local(path, topic_map)
-        elif HUB_ID.match(source) and not source.startswith((".", "~")):
-            scenarios = load_hub(source, revision, split, topic_map)
-        else:
-            raise EqEvalsError(f"-T source={source}: no such file or folder (nor a Hub dataset id owner/name)")
+        path = resolved.path
+        if topic_map is None and (found := _find_topics(path)) is not None:
+            topic_map = read_topics(found)
+        records = load_local(path)
+    if versions is not None:
+        versions.append(dataset_version(resolved, [rec for _, _, rec in records], name="sage"))
+    scenarios = [normalise(rec, where, n, topic_map) for where, n, rec in records]
     seen: dict[str, int] = {}
     for s in scenarios:
         seen[s["id"]] = seen.get(s["id"], 0) + 1
@@ -203,10 +175,10 @@ def load_scenarios(source: str | None = None, revision: str | None = None, split
     return sorted(scenarios, key=lambda s: s["id"])
 
 
-def sage_samples(source: str | None = None, revision: str | None = None, split: str = "train",
-                 topics: str | None = None, language: str = "zh", hidden_task_type: str = "all",
-                 personality: str = "all") -> list[Sample]:
-    scenarios = load_scenarios(source, revision, split, topics)
+def sage_samples(source: str | None = None, split: str = "test", topics: str | None = None,
+                 language: str = "zh", hidden_task_type: str = "all", personality: str = "all") -> list[Sample]:
+    versions: list[dict[str, Any]] = []
+    scenarios = load_scenarios(source, split, topics, versions)
     picked = [s for s in scenarios
               if language in ("all", s["language"])
               and hidden_task_type in ("all", s["hidden_task_type"])
@@ -215,4 +187,4 @@ def sage_samples(source: str | None = None, revision: str | None = None, split: 
         langs = sorted({s["language"] for s in scenarios})
         raise EqEvalsError(f"no SAGE scenarios left after filtering (language={language}, hidden_task_type="
                            f"{hidden_task_type}, personality={personality}); the source has languages {langs}")
-    return [to_sample(s) for s in picked]
+    return stamp([to_sample(s) for s in picked], versions[0])

@@ -92,11 +92,16 @@ def collect(paths: Iterable[str], allow_partial: bool = False) -> Rows:
     are skipped with a warning, or with ``allow_partial`` kept and their rows marked partial."""
     groups: dict[tuple[str, ...], dict[str, Any]] = {}
     warnings: list[str] = []
-    for file in _log_files(paths):
+    files = _log_files(paths)
+    retried = logcheck.completed_retries(files)
+    for file in files:
         log = read_eval_log(file)
         if not log.eval.task.split("/")[-1].startswith("sage"):
             continue
         info = logcheck.check(log, file)
+        if not info.complete and info.task_id in retried:
+            warnings.append(f"note: left out {file} ({info.state()}): its retry {retried[info.task_id]} is complete")
+            continue
         if not info.complete:
             if not allow_partial:
                 warnings.append(logcheck.skip_warning(info))

@@ -1,0 +1,534 @@
+"""Datasets on the Hub (issue 10): export, card metadata, datasets.load_dataset round trip, tasks from the
+exported folder and from hf://, the push (up to huggingface_hub's commit operations), refusals, pinning,
+the offline time bound, dataset versions in logs and the ratings check."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import get_model
+
+import eq_evals._registry  # noqa: F401  (registers the tasks, as the entry point does)
+from eq_evals import __version__, hub, report
+from eq_evals.cli import main as cli_main
+from eq_evals.core import sources
+from eq_evals.errors import EqEvalsError
+from eq_evals.facet.data import read_rows
+from eq_evals.resources import declarative_root
+
+REQUIRED = ("license", "language", "pretty_name", "task_categories", "size_categories", "configs")
+
+
+def facet_sha() -> str:
+    return sources.content_hash(r for _, _, r in read_rows(declarative_root() / "datasets" / "facet"))
+
+
+def exportable() -> list[str]:
+    names = []
+    for name in sorted(hub.dataset_folders()):
+        try:
+            hub.load_manifest(name)
+        except EqEvalsError:
+            continue
+        names.append(name)
+    return names
+
+
+def plain(row: dict) -> dict:
+    return {k: v for k, v in row.items() if v is not None}
+
+
+def bundled_rows(name: str, files: list[str]) -> list[dict]:
+    folder = declarative_root() / "datasets" / name
+    return [plain(json.loads(line)) for f in files for line in (folder / f).read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("exported")
+    return {name: hub.export(name, root / name).folder for name in exportable()}
+
+
+def test_project_sets_are_exportable_and_longemotion_is_refused() -> None:
+    assert {"facet", "sage", "pace", "heart"} <= set(exportable())
+    with pytest.raises(EqEvalsError, match="longemotion may not be published: the LongEmotion release is the authors'"):
+        hub.load_manifest("longemotion")
+    with pytest.raises(EqEvalsError, match="no dataset 'nope'"):
+        hub.load_manifest("nope")
+
+
+def test_cards_parse_with_huggingface_hub_and_have_the_required_fields(exported: dict[str, Path]) -> None:
+    from huggingface_hub import DatasetCard
+
+    for name, folder in exported.items():
+        card = DatasetCard.load(folder / "README.md")
+        data = card.data.to_dict()
+        for key in REQUIRED:
+            assert data.get(key), f"{name}: {key} missing"
+        _, manifest = hub.load_manifest(name)
+        assert data["license"] == manifest.license
+        assert [c["config_name"] for c in data["configs"]] == list(manifest.configs)
+        for c in data["configs"]:
+            [files] = c["data_files"]
+            assert files["split"] == "test"
+        assert data["size_categories"] == ["n<1K"]
+        # one source of truth: the bundled card's text is in the Hub card verbatim, with the statement
+        body = (declarative_root() / "datasets" / name / "README.md").read_text(encoding="utf-8")
+        assert body.rstrip() in card.text
+        assert "Project-authored by eq-evals, not the paper's data." in card.text and manifest.statement in body
+        assert data["eq_evals"]["sha256"] == sources.content_hash(bundled_rows(name, sorted(
+            {f for fs in manifest.configs.values() for f in fs})))
+
+
+def test_language_counts_in_the_card(exported: dict[str, Path]) -> None:
+    for name in ("pace", "heart", "sage"):
+        _, manifest = hub.load_manifest(name)
+        rows = bundled_rows(name, manifest.configs["all"])
+        en = sum(1 for r in rows if r[manifest.language_column] == "en")
+        assert 0 < en < len(rows)
+        row = f"| {len(rows)} | {en} | {len(rows) - en} |"
+        text = (exported[name] / "README.md").read_text(encoding="utf-8")
+        [line] = [x for x in text.splitlines() if x.startswith("| `all` (default) |")]
+        assert line.endswith(row), (name, line)
+
+
+def test_facet_configs_are_the_spec_ones(exported: dict[str, Path]) -> None:
+    _, manifest = hub.load_manifest("facet")
+    assert list(manifest.configs) == ["apparent", "hidden", "prediction", "social", "crisis", "deepening",
+                                      "shared", "naturalness"]  # spec facet.md §7.1
+
+
+def test_load_dataset_returns_exactly_the_bundled_rows_for_every_config(exported: dict[str, Path],
+                                                                       tmp_path: Path) -> None:
+    import datasets
+
+    datasets.disable_progress_bars()
+    for name, folder in exported.items():
+        _, manifest = hub.load_manifest(name)
+        for config, files in manifest.configs.items():
+            rows = datasets.load_dataset(str(folder), config, split="test", cache_dir=str(tmp_path / "cache"))
+            assert [plain(dict(r)) for r in rows] == bundled_rows(name, files), f"{name}/{config}"
+
+
+def test_export_refuses_a_non_empty_folder_and_a_card_that_disagrees(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "x").write_text("x")
+    with pytest.raises(EqEvalsError, match="not empty"):
+        hub.export("sage", tmp_path / "busy")
+    overlay = tmp_path / "overlay" / "datasets" / "sage"
+    shutil.copytree(declarative_root() / "datasets" / "sage", overlay)
+    text = (overlay / "README.md").read_text(encoding="utf-8")
+    (overlay / "README.md").write_text(text.replace("CC BY 4.0", "CC0"), encoding="utf-8")
+    monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path / "overlay"))
+    with pytest.raises(EqEvalsError, match="does not contain the manifest's license_name 'CC BY 4.0'"):
+        hub.export("sage", tmp_path / "out")
+
+
+def test_rows_that_are_not_project_authored_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    overlay = tmp_path / "overlay" / "datasets" / "facet"
+    shutil.copytree(declarative_root() / "datasets" / "facet", overlay)
+    lines = (overlay / "crisis.jsonl").read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[2])
+    row["id"] = "facet-009-zh"  # the authors' id scheme (spec §7.1): their items have no license
+    lines[2] = json.dumps(row, ensure_ascii=False)
+    (overlay / "crisis.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path / "overlay"))
+    with pytest.raises(EqEvalsError, match=r"crisis.jsonl, row 3: id 'facet-009-zh' .* not project-authored"):
+        hub.export("facet", tmp_path / "out")
+
+
+# --- push, intercepted at huggingface_hub's commit operations -------------------------------------------
+
+
+class FakeHub:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from huggingface_hub import HfApi
+
+        self.calls: list[tuple] = []
+        fake = self
+
+        def create_repo(api, repo_id, **kw):
+            fake.calls.append(("create_repo", repo_id, kw))
+
+        def create_commit(api, repo_id, operations, **kw):
+            ops = list(operations)
+            fake.calls.append(("create_commit", repo_id, ops, kw))
+            return type("CommitInfo", (), {"oid": "c0ffee" * 6 + "c0ff"})()
+
+        def create_tag(api, repo_id, **kw):
+            fake.calls.append(("create_tag", repo_id, kw))
+
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+        monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: None)
+        monkeypatch.setattr(HfApi, "create_repo", create_repo)
+        monkeypatch.setattr(HfApi, "create_commit", create_commit)
+        monkeypatch.setattr(HfApi, "create_tag", create_tag)
+
+
+def test_push_uploads_the_folder_in_one_commit_and_tags_it(exported: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    fake = FakeHub(monkeypatch)
+    monkeypatch.setenv("HF_TOKEN", "hf_doNotPrintThisToken")
+    folder = exported["facet"]
+    assert cli_main(["hub", "push", str(folder), "--repo", "me/eq-facet", "--private", "--tag", "v1"]) == 0
+    out = capsys.readouterr()
+    sha = "c0ffee" * 6 + "c0ff"
+    assert [c[0] for c in fake.calls] == ["create_repo", "create_commit", "create_tag"]
+    assert fake.calls[0][1:] == ("me/eq-facet", {"repo_type": "dataset", "private": True, "exist_ok": True})
+    _, repo, ops, kw = fake.calls[1]
+    assert repo == "me/eq-facet" and kw["repo_type"] == "dataset"
+    assert sorted(op.path_in_repo for op in ops) == sorted(p.name for p in folder.iterdir())
+    assert {op.path_in_repo: Path(op.path_or_fileobj).read_bytes() for op in ops}["social.jsonl"] == \
+        (declarative_root() / "datasets" / "facet" / "social.jsonl").read_bytes()
+    assert kw["commit_message"] == f"eq-evals {__version__}: facet (sha256 {facet_sha()[:12]})"
+    assert fake.calls[2][1] == "me/eq-facet" and fake.calls[2][2]["tag"] == "v1" and fake.calls[2][2]["revision"] == sha
+    assert f"commit: {sha} (tag v1)" in out.out and f"-T source=hf://me/eq-facet@{sha}" in out.out
+    assert "hf_doNotPrintThisToken" not in out.out + out.err
+
+
+def test_push_by_name_exports_first(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    fake = FakeHub(monkeypatch)
+    assert cli_main(["hub", "push", "sage", "--repo", "me/eq-sage"]) == 0
+    _, _, ops, kw = fake.calls[1]
+    assert sorted(op.path_in_repo for op in ops) == ["README.md", "scenarios_emotional.jsonl", "scenarios_rational.jsonl"]
+    assert [c[0] for c in fake.calls] == ["create_repo", "create_commit"]  # no --tag, no tag
+    assert "hf://me/eq-sage@" in capsys.readouterr().out
+
+
+def test_push_refuses_edited_and_foreign_folders(exported: dict[str, Path], tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeHub(monkeypatch)
+    edited = tmp_path / "edited"
+    shutil.copytree(exported["sage"], edited)
+    with (edited / "scenarios_rational.jsonl").open("a", encoding="utf-8") as fh:
+        row = json.loads((edited / "scenarios_rational.jsonl").read_text(encoding="utf-8").splitlines()[0])
+        fh.write(json.dumps(dict(row, id="pa-sage-r99-en"), ensure_ascii=False) + "\n")
+    with pytest.raises(EqEvalsError, match="changed after export"):
+        hub.push(str(edited), "me/x")
+    added = tmp_path / "added"
+    shutil.copytree(exported["sage"], added)
+    (added / "samples_dataset.json").write_text("{}")  # e.g. the FACET authors' samples slipped in
+    with pytest.raises(EqEvalsError, match=r"files were added or removed after export \(\['samples_dataset.json'\]\)"):
+        hub.push(str(added), "me/x")
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "samples_dataset.json").write_text("{}")
+    with pytest.raises(EqEvalsError, match="not a folder written by `eq-evals hub export`"):
+        hub.push(str(foreign), "me/x")
+    assert fake.calls == []
+
+
+def test_push_without_network_fails_at_once_and_says_the_folder_is_ready(exported: dict[str, Path],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeHub(monkeypatch)
+    monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: "ConnectError: [Errno 111] Connection refused")
+    with pytest.raises(EqEvalsError, match="not reachable .*Connection refused.*is ready; push it where there is"):
+        hub.push(str(exported["sage"]), "me/x")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(EqEvalsError, match="HF_HUB_OFFLINE is set"):
+        hub.push(str(exported["sage"]), "me/x")
+    with pytest.raises(EqEvalsError, match="expected OWNER/NAME"):
+        hub.push(str(exported["sage"]), "not a repo")
+    assert fake.calls == []
+
+
+def test_a_failed_tag_still_reports_the_commit(exported: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    from huggingface_hub import HfApi
+
+    FakeHub(monkeypatch)
+
+    def create_tag(api, repo_id, **kw):
+        raise RuntimeError("tag v1 already exists")
+
+    monkeypatch.setattr(HfApi, "create_tag", create_tag)
+    with pytest.raises(EqEvalsError, match=r"as commit c0ffee.*tagging it 'v1' failed: RuntimeError: tag v1 already"):
+        hub.push(str(exported["sage"]), "me/x", tag="v1")
+
+
+# --- sources: pinning, Hub loading through datasets, offline ----------------------------------------------
+
+
+def test_unpinned_and_moving_hub_sources_are_refused() -> None:
+    with pytest.raises(EqEvalsError, match="not pinned.*hf://me/eq-facet@<sha or tag>"):
+        sources.parse_hub("hf://me/eq-facet")
+    with pytest.raises(EqEvalsError, match="'main' is a branch"):
+        sources.parse_hub("hf://me/eq-facet@main")
+    assert str(sources.parse_hub("hf://me/eq-facet@v1")) == "hf://me/eq-facet@v1"
+    with pytest.raises(EqEvalsError, match="write -T source=hf://me/eq-facet@<sha or tag>"):
+        sources.resolve("me/eq-facet", Path("."))
+
+
+def test_offline_hub_source_fails_in_seconds_with_advice(tmp_path: Path) -> None:
+    # HF_HUB_OFFLINE unset, the Hub endpoint a closed local port, an empty cache: no retries, the advice
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")}
+    env.update(HF_ENDPOINT=f"http://127.0.0.1:{port}", HF_HOME=str(tmp_path / "hf"))
+    code = ("from eq_evals.errors import EqEvalsError\n"
+            "from eq_evals.facet.components import facet_dataset\n"
+            "try:\n    facet_dataset(['crisis_recognition'], source='hf://me/eq-facet@v1')\n"
+            "except EqEvalsError as ex:\n    print(ex)\n")
+    start = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    elapsed = time.monotonic() - start
+    assert "cannot be reached" in out.stdout, out.stderr
+    assert "hf download me/eq-facet --repo-type dataset --revision v1 --local-dir DIR" in out.stdout
+    assert "-T source=DIR" in out.stdout
+    assert elapsed < 15, f"took {elapsed:.1f} s"  # interpreter + inspect import included; the probe is 3 s max
+
+
+def test_hf_hub_offline_fails_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    start = time.monotonic()
+    with pytest.raises(EqEvalsError, match="offline .*hf download me/eq-sage"):
+        sources.load_hub_rows(sources.parse_hub("hf://me/eq-sage@abc123"), None, "test")
+    assert time.monotonic() - start < 10
+
+
+def fake_hub_datasets(monkeypatch: pytest.MonkeyPatch, repos: dict[str, Path], cache: Path) -> list[tuple]:
+    """datasets.load_dataset, with each Hub repo id served from a local exported folder (the real loader)."""
+    import datasets
+
+    real, calls = datasets.load_dataset, []
+
+    def load_dataset(path, name=None, revision=None, split=None, **kw):
+        calls.append((path, name, revision, split))
+        return real(str(repos[path]), name, split=split, cache_dir=str(cache))
+
+    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
+    monkeypatch.setattr(sources, "hub_unreachable", lambda endpoint: None)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+    return calls
+
+
+# --- tasks from the exported folder and from hf:// give the bundled scores --------------------------------
+
+
+def scores(log) -> dict:
+    return {(s.id, s.epoch): {k: v.value for k, v in s.scores.items()} for s in log.samples}
+
+
+def metrics(log) -> dict:
+    return {(r.name, k): m.value for r in log.results.scores for k, m in r.metrics.items()}
+
+
+@pytest.mark.parametrize("model", ["eq_evals/scripted-oracle", "eq_evals/scripted-half"])
+def test_facet_objective_scores_the_same_from_bundled_exported_and_hub(exported: dict[str, Path], tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch, model: str) -> None:
+    def run(**task_args):
+        [log] = inspect_eval("eq_evals/facet_objective", model=model, task_args=dict(language="all", **task_args),
+                             log_dir=str(tmp_path / "logs"), display="none", epochs=1)
+        assert log.status == "success", log.error
+        return log
+
+    bundled = run()
+    folder = run(source=str(exported["facet"]))
+    calls = fake_hub_datasets(monkeypatch, {"me/eq-facet": exported["facet"]}, tmp_path / "cache")
+    from_hub = run(source="hf://me/eq-facet@v1")
+    assert [c[1] for c in calls] == list(hub.load_manifest("facet")[1].configs)
+    assert all(c[0] == "me/eq-facet" and c[2] == "v1" and c[3] == "test" for c in calls)
+    assert len(bundled.samples) == sum(1 for _, _, r in read_rows(declarative_root() / "datasets" / "facet")
+                                       if r["format"] != "generative") >= 300
+    assert scores(bundled) == scores(folder) == scores(from_hub)
+    assert metrics(bundled) == metrics(folder) == metrics(from_hub)
+    [v_b], [v_f], [v_h] = (log.eval.metadata["datasets"] for log in (bundled, folder, from_hub))
+    assert v_b["sha256"] == v_f["sha256"] == v_h["sha256"]
+    assert (v_b["origin"], v_f["origin"], v_h["origin"]) == ("bundled", "local", "hub")
+    assert (v_h["location"], v_h["revision"]) == ("me/eq-facet", "v1")
+
+
+def test_sage_scores_the_same_from_bundled_exported_and_hub(exported: dict[str, Path], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    def run(**task_args):
+        roles = {"simulated_user": get_model("eq_evals/scripted-sage-user")}
+        [log] = inspect_eval("eq_evals/sage", model="eq_evals/scripted-echo", model_roles=roles, limit=3,
+                             task_args=dict(language="all", **task_args), log_dir=str(tmp_path / "logs"),
+                             display="none")
+        assert log.status == "success", log.error
+        return log
+
+    bundled = run()
+    folder = run(source=str(exported["sage"]))
+    fake_hub_datasets(monkeypatch, {"me/eq-sage": exported["sage"]}, tmp_path / "cache")
+    from_hub = run(source="hf://me/eq-sage@v1")
+    assert len(bundled.samples) == 3
+    assert scores(bundled) == scores(folder) == scores(from_hub)
+    assert len({log.eval.metadata["datasets"][0]["sha256"] for log in (bundled, folder, from_hub)}) == 1
+
+
+# --- ratings refuse mixed dataset versions; results publishing -------------------------------------------
+
+
+def test_ratings_refuse_logs_made_on_different_dataset_versions(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    changed = tmp_path / "changed"
+    shutil.copytree(declarative_root() / "datasets" / "facet", changed)
+    lines = (changed / "naturalness.jsonl").read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[0])
+    row["input"] += " (edited)"
+    (changed / "naturalness.jsonl").write_text("\n".join([json.dumps(row, ensure_ascii=False)] + lines[1:]) + "\n",
+                                               encoding="utf-8")
+    logs = tmp_path / "logs"
+    for source in (None, str(changed)):
+        inspect_eval("eq_evals/facet_crisis", model="eq_evals/scripted-oracle", log_dir=str(logs), display="none",
+                     epochs=1, limit=5, task_args={"source": source} if source else {})
+    with pytest.raises(EqEvalsError, match=r"different dataset versions.*--allow-mixed-datasets") as info:
+        report.run([str(logs)], str(tmp_path / "r"), progress=False)
+    assert "facet: " in str(info.value) and f"bundled datasets/facet (sha256 {facet_sha()[:12]}" in str(info.value)
+    assert f"local {changed} (sha256" in str(info.value)  # the order of the two follows the log file names
+    assert cli_main(["ratings", str(logs), "--out", str(tmp_path / "r2"), "--quiet"]) == 2
+    assert "different dataset versions" in capsys.readouterr().err
+    assert cli_main(["ratings", str(logs), "--out", str(tmp_path / "r3"), "--quiet", "--allow-mixed-datasets"]) == 0
+
+
+def test_push_results_publishes_scores_leaderboard_and_a_card(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture) -> None:
+    from huggingface_hub import DatasetCard
+
+    logs = tmp_path / "logs"
+    for model in ("eq_evals/scripted-oracle", "eq_evals/scripted-wrong"):
+        inspect_eval("eq_evals/facet_crisis", model=model, log_dir=str(logs), display="none", epochs=1,
+                     task_args={"language": "all"})
+    folder = hub.export_results([str(logs)], tmp_path / "results", repo="me/eq-results")
+    card = DatasetCard.load(folder / "README.md")
+    assert card.data.to_dict()["configs"][0]["config_name"] == "scores"
+    for text in ("facet_crisis", "eq_evals/scripted-oracle", "eq_evals/scripted-wrong", "datasets/facet",
+                 facet_sha(), f"eq-evals | {__version__}"):
+        assert text in card.text
+    rows = [json.loads(line) for line in (folder / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
+    crisis = sum(1 for _, _, r in read_rows(declarative_root() / "datasets" / "facet")
+                 if r["dimension"] == "crisis_recognition")
+    assert len(rows) == 2 * crisis and {r["value"] for r in rows if r["model"].endswith("oracle")} == {1.0}
+    assert {p.name for p in (folder / "leaderboard").iterdir()} >= {"leaderboard.md", "leaderboard.csv",
+                                                                    "leaderboard.json"}
+    import datasets
+
+    loaded = datasets.load_dataset(str(folder), "scores", split="test", cache_dir=str(tmp_path / "cache"))
+    assert len(loaded) == len(rows) and set(loaded.column_names) >= {"value", "value_json", "unscored_reason"}
+    assert hub._values(float("nan")) == {"value": None, "value_json": None}
+    assert hub._values({"outcome": 1.0}) == {"value": None, "value_json": '{"outcome":1.0}'}
+    fake = FakeHub(monkeypatch)
+    assert cli_main(["hub", "push-results", str(logs), "--repo", "me/eq-results", "--tag", "run-1"]) == 0
+    _, repo, ops, kw = fake.calls[1]
+    assert repo == "me/eq-results" and kw["commit_message"] == f"eq-evals {__version__}: results"
+    assert {"README.md", "scores.jsonl", "leaderboard/leaderboard.md"} <= {op.path_in_repo for op in ops}
+    assert fake.calls[2][2]["tag"] == "run-1"
+
+
+# --- LongEmotion through the same source syntax ------------------------------------------------------------
+
+
+def test_longemotion_source_is_a_local_folder_or_a_pinned_hub_copy(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    import hashlib
+
+    import huggingface_hub
+
+    from eq_evals.longemotion import data
+    from eq_evals.longemotion.components import longemotion_dataset
+    from eq_evals.resources import resource
+
+    fixtures = resource("datasets", "longemotion/fixtures")
+    local = longemotion_dataset("qa", source=str(fixtures))
+    assert [s.target for s in local] == [s.target for s in longemotion_dataset("qa", data_dir=str(fixtures))]
+    v = local[0].metadata[sources.VERSION_KEY]
+    assert (v["name"], v["origin"], v["revision"]) == ("longemotion/qa", "local", None)
+    content = (fixtures / "Emotion_QA.jsonl").read_bytes()
+    assert v["sha256"] == sources.content_hash([{"file": "Emotion_QA.jsonl", "md5": hashlib.md5(content).hexdigest()}])
+
+    asked = []
+
+    def fake_download(repo_id: str, filename: str, **kwargs) -> str:
+        asked.append((repo_id, filename, kwargs.get("revision")))
+        path = tmp_path / "hub" / filename
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        return str(path)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_download)
+    monkeypatch.setitem(data.HUB_MD5, "Emotion_QA.jsonl", hashlib.md5(content).hexdigest())
+    from_hub = longemotion_dataset("qa", source="hf://me/longemotion-mirror@0a1b2c3")
+    assert asked[0] == ("me/longemotion-mirror", "Emotion QA/Emotion_QA.jsonl", "0a1b2c3")
+    v = from_hub[0].metadata[sources.VERSION_KEY]
+    assert (v["origin"], v["location"], v["revision"]) == ("hub", "me/longemotion-mirror", "0a1b2c3")
+    assert [s.target for s in from_hub] == [s.target for s in local]
+    with pytest.raises(EqEvalsError, match="not pinned"):
+        longemotion_dataset("qa", source="hf://LongEmotion/LongEmotion")
+    with pytest.raises(EqEvalsError, match="replaces -T data_dir"):
+        longemotion_dataset("qa", source=str(fixtures), data_dir=str(fixtures))
+
+
+def test_a_data_file_in_no_config_stops_the_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    overlay = tmp_path / "overlay" / "datasets" / "facet"
+    shutil.copytree(declarative_root() / "datasets" / "facet", overlay)
+    shutil.copyfile(overlay / "crisis.jsonl", overlay / "crisis_more.jsonl")
+    monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path / "overlay"))
+    with pytest.raises(EqEvalsError, match=r"\['crisis_more.jsonl'\] are in no config of hub.yaml"):
+        hub.export("facet", tmp_path / "out")
+
+
+def test_judgment_logs_carry_the_generations_dataset_versions(tmp_path: Path) -> None:
+    changed = tmp_path / "changed"
+    shutil.copytree(declarative_root() / "datasets" / "facet", changed)
+    with (changed / "apparent.jsonl").open("a", encoding="utf-8") as fh:  # a change outside the judged pool
+        row = json.loads((changed / "apparent.jsonl").read_text(encoding="utf-8").splitlines()[0])
+        fh.write(json.dumps(dict(row, id="pa-apparent-999-en"), ensure_ascii=False) + "\n")
+
+    def judged(name: str, second_source: str | None):
+        gen = tmp_path / name
+        for model, source in (("eq_evals/scripted-echo", None), ("eq_evals/scripted-oracle", second_source)):
+            inspect_eval("eq_evals/facet_naturalness", model=model, log_dir=str(gen), display="none", limit=4,
+                         task_args={"language": "en", **({"source": source} if source else {})})
+        [log] = inspect_eval("eq_evals/facet_pairwise", model=None,
+                             model_roles={"grader": "eq_evals/scripted-judge"}, task_args={"logs": str(gen)},
+                             log_dir=str(tmp_path / f"{name}-judged"), display="none")
+        assert log.status == "success", log.error
+        return log
+
+    same = judged("same", None)
+    [version] = same.eval.metadata["datasets"]
+    assert (version["name"], version["origin"], version["sha256"]) == ("facet", "bundled", facet_sha())
+    assert all(s.metadata[sources.VERSION_KEY] == [version] for s in same.samples)
+    report.run([str(tmp_path / "same-judged")], str(tmp_path / "r1"), bootstrap=10, progress=False)
+    mixed = judged("mixed", str(changed))
+    assert sorted(v["origin"] for v in mixed.eval.metadata["datasets"]) == ["bundled", "local"]
+    with pytest.raises(EqEvalsError, match="different dataset versions"):
+        report.run([str(tmp_path / "mixed-judged")], str(tmp_path / "r2"), bootstrap=10, progress=False)
+
+
+# --- HEART's project set through the same resolver ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_heart_loads_the_same_from_bundled_exported_and_hub(exported: dict[str, Path], tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch, language: str) -> None:
+    from eq_evals.heart.data import heart_samples
+
+    def view(samples):
+        return [(s.id, s.input, s.target, s.metadata["dialogue_history"], s.metadata["escalation_profile"])
+                for s in samples]
+
+    bundled = heart_samples(None, language)
+    from_folder = heart_samples(str(exported["heart"]), language)
+    calls = fake_hub_datasets(monkeypatch, {"me/eq-heart": exported["heart"]}, tmp_path / "cache")
+    from_hub = heart_samples("hf://me/eq-heart@v1", language)
+    assert calls == [("me/eq-heart", language, "v1", "test")]
+    assert view(bundled) == view(from_folder) == view(from_hub) and len(bundled) >= 60
+    versions = [s.metadata[sources.VERSION_KEY] for s in (bundled[0], from_folder[0], from_hub[0])]
+    assert [v["origin"] for v in versions] == ["bundled", "local", "hub"]
+    assert len({v["sha256"] for v in versions}) == 1
+    with pytest.raises(EqEvalsError, match="refused|pinned|REVISION|revision"):
+        heart_samples("hf://me/eq-heart", language)
