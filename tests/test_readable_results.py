@@ -1,0 +1,116 @@
+"""Issue 13: metric names a user can read, unscored counts and reasons after a run, SAGE runs that end
+unscored kept as a leaderboard row, charts worth looking at, CLI warnings without Python source lines."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import get_model
+from inspect_ai.scorer import SampleScore, Score
+
+import eq_evals._registry  # noqa: F401
+from eq_evals.cli import main as cli_main
+from eq_evals.core.metrics import by_group, metric_key
+from eq_evals.summary_hook import unscored_lines
+
+
+def sample_score(value: float, **meta: str) -> SampleScore:
+    return SampleScore(score=Score(value=value), sample_id=f"s{value}{meta}", sample_metadata=meta)
+
+
+def test_by_group_names_and_values() -> None:
+    scores = [sample_score(1.0, language="en"), sample_score(0.0, language="en"), sample_score(1.0, language="zh")]
+    means = by_group("mean", "language")(scores)
+    assert means == {"mean_en": 0.5, "mean_zh": 1.0}
+    errors = by_group("stderr", "language", label="lang")(scores)
+    assert set(errors) == {"stderr_lang_en", "stderr_lang_zh"} and errors["stderr_lang_en"] == pytest.approx(0.5)
+    assert metric_key("mean", "en:apparent_emotion") == "mean_en_apparent_emotion"
+    # no scored sample: one readable NaN, not Inspect's anonymous 'grouped' row
+    empty = by_group("mean", "personality")([])
+    assert list(empty) == ["mean_by_personality"] and math.isnan(empty["mean_by_personality"])
+    with pytest.raises(ValueError, match="no metadata field 'language'"):
+        by_group("mean", "language")([sample_score(1.0)])
+    with pytest.raises(ValueError, match="unknown metric"):
+        by_group("median_of_nothing", "language")
+
+
+def test_every_metric_name_is_readable(log_dir: str) -> None:
+    [facet] = inspect_eval("eq_evals/facet_objective", model="eq_evals/scripted-half", task_args={"language": "all"},
+                           epochs=1, limit=12, log_dir=log_dir, display="none")
+    names = {n for s in facet.results.scores for n in s.metrics}
+    assert {"mean_en", "stderr_en", "objective_average_en"} <= names
+    assert not [n for n in names if "grouped" in n or ":" in n], names
+
+
+def test_unscored_sage_run_is_counted_and_kept(log_dir: str, capsys: pytest.CaptureFixture) -> None:
+    user = get_model("eq_evals/scripted-sage-user", garble="emotion")
+    [bad] = inspect_eval("eq_evals/sage", model="eq_evals/scripted-malformed", model_roles={"simulated_user": user},
+                         limit=2, log_dir=log_dir, display="none")
+    good_user = get_model("eq_evals/scripted-sage-user", changes=10)
+    inspect_eval("eq_evals/sage", model="eq_evals/scripted-echo", model_roles={"simulated_user": good_user}, limit=2,
+                 log_dir=log_dir, display="none")
+    names = {n for s in bad.results.scores for n in s.metrics}
+    assert not [n for n in names if n.startswith("grouped")], names
+    assert {"mean_by_language", "mean_by_personality"} <= names
+    # the lines printed under Inspect's summary (the hook ran inside eval: they are on stderr)
+    printed = capsys.readouterr().err
+    lines = unscored_lines(bad)
+    assert lines[0].startswith("sage: sage_scorer: 2 unscored, 0 scored")
+    assert "unscored x2: simulator_unparseable" in lines[1] and lines[-1].startswith("  list them: eq-evals doctor")
+    assert lines[0] in printed
+    # the leaderboard keeps the unscored run as a row, ranked last, and warns
+    assert cli_main(["sage", "leaderboard", log_dir]) == 0
+    out = capsys.readouterr().out
+    table = out.splitlines()
+    assert table[2].split()[:2] == ["1", "eq_evals/scripted-echo"]
+    assert table[3].split()[:3] == ["-", "eq_evals/scripted-malformed", "(unscored)"]
+    assert "all 2 dialogue(s) unscored (simulator_unparseable x2)" in out
+    assert cli_main(["sage", "leaderboard", "--json", log_dir]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["rank"], r["n"], r["unscored"], r["sentient"]) for r in rows] == [(1, 2, 0, 100.0), (None, 0, 2, None)]
+    assert rows[1]["unscored_reasons"] == {"simulator_unparseable": 2}
+
+
+def test_charts_one_per_table_shared_scale(tmp_path: Path) -> None:
+    import matplotlib.image as mpimg
+
+    from eq_evals.ratings.comparisons import Comparison
+    from eq_evals.report import _chart_limits, build_tables, plot
+
+    strength = {"m/strong": 2, "m/mid": 1, "m/weak": 0}
+    comps = [Comparison(a, b, 1.0 if strength[a] > strength[b] else 0.0 if (i + j) % 4 else 1.0, 2, f"{dim}-{i}-{j}",
+                        dim, lang)
+             for lang in ("en", "zh") for dim in ("empathy", "insight")
+             for i, a in enumerate(strength) for j, b in enumerate(strength) if a != b for _ in range(3)]
+    tables = build_tables(comps, "bt", 50, 0, progress=False)
+    files = plot(tables, tmp_path / "leaderboard.png", "bt")
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in files) == [
+        "charts/en_empathy.png", "charts/en_insight.png", "charts/en_overall.png", "charts/zh_empathy.png",
+        "charts/zh_insight.png", "charts/zh_overall.png", "leaderboard.png"]
+    overall = mpimg.imread(tmp_path / "leaderboard.png")
+    single = mpimg.imread(tmp_path / "charts" / "en_empathy.png")
+    assert overall.shape[1] == single.shape[1] == 960  # 6.4 in at 150 dpi: a README or paper column
+    assert overall.shape[0] > single.shape[0]          # one panel per language, stacked
+    lo, hi = _chart_limits(tables)
+    every = [v for t in tables for r in t.ratings for v in (r.score, r.lower, r.upper) if v is not None]
+    assert lo < min(every) and hi > max(every)
+    assert [r.model for r in tables[0].ratings][0] == "m/strong"  # best first (drawn on top)
+
+
+def test_cli_warning_without_source_line_and_clean_paths(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import eq_evals.cli as cli
+
+    def noisy(args) -> int:  # noqa: ANN001
+        warnings.warn("bradley_terry: perfect separation (never lost: ['a'])", RuntimeWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(cli, "cmd_list", noisy)
+    assert cli_main(["list"]) == 0
+    err = capsys.readouterr().err
+    assert err == "eq-evals: warning: bradley_terry: perfect separation (never lost: ['a'])\n"
