@@ -147,3 +147,23 @@ def test_judge_calls_sit_under_their_order_spans_and_prompt_reads_cleanly(tmp_pa
             prompt = e.input[0].text
             assert prompt.startswith(("User input: ", "用户输入："))
             assert not prompt.startswith(("User input: User:", "用户输入：用户："))
+
+
+def test_objective_leaderboard_has_chance_and_majority_rows(tmp_path: Path) -> None:
+    from eq_evals.facet.baselines import facet_baselines
+    from eq_evals.report import run
+
+    [log] = inspect_eval("eq_evals/facet_objective", model="eq_evals/scripted-wrong", task_args={"language": "en"},
+                         epochs=1, limit=20, log_dir=str(tmp_path / "logs"), display="none")
+    result = run([str(tmp_path / "logs")], str(tmp_path / "out"), progress=False)
+    expected = {r.dimension: r for r in facet_baselines([s.metadata for s in log.samples])}
+    reference = result["objective_reference"]["en"]
+    assert set(reference) == {"reference: chance", "reference: majority"}
+    for dimension, row in expected.items():
+        assert reference["reference: chance"][dimension] == pytest.approx(100 * row.chance)
+        assert reference["reference: majority"][dimension] == pytest.approx(100 * row.majority)
+    assert 0 < reference["reference: chance"][next(iter(expected))] < 100
+    md = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| *reference: chance* |" in md and "| *reference: majority* |" in md
+    assert "eq_evals/scripted-wrong" not in result["objective_reference"]["en"]
+    assert set(result["objective"]["en"]) == {"eq_evals/scripted-wrong"}  # not mixed into the models (or ΔZ)

@@ -98,6 +98,8 @@ class Collected:
     objective: dict[tuple[str, str, str], dict[tuple[str, int], tuple[str, int, float, dict]]] = field(
         default_factory=lambda: defaultdict(dict))
     objective_duplicates: int = 0
+    # (language, dimension) -> sample id -> sample metadata: the items the objective logs saw (reference rows)
+    objective_items: dict[tuple[str, str], dict[str, dict]] = field(default_factory=lambda: defaultdict(dict))
     sage_logs: list[str] = field(default_factory=list)
     heart_logs: list[str] = field(default_factory=list)
     partial_heart: list[str] = field(default_factory=list)  # HEART logs kept with --allow-partial
@@ -154,6 +156,7 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
                 md = s.metadata or {}
                 value = float(score.value) if isinstance(score.value, (int, float)) else float("nan")
                 entries = out.objective[(log.eval.model, md.get("language", "en"), md.get("dimension", task))]
+                out.objective_items[(md.get("language", "en"), md.get("dimension", task))][str(s.id)] = md
                 key, new = (str(s.id), int(s.epoch)), (log.stats.completed_at or log.eval.created or "", index, value, score.metadata or {})
                 if key in entries:
                     out.objective_duplicates += 1
@@ -315,6 +318,35 @@ def objective_rows(collected: Collected) -> dict[str, dict[str, dict[str, Any]]]
     return out
 
 
+REFERENCE_ROWS = {"chance": "reference: chance", "majority": "reference: majority"}
+
+
+def objective_reference(collected: Collected, notes: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """language -> {"reference: chance" | "reference: majority": {dimension: accuracy %, "objective_average"}}.
+
+    What a uniform random answer and the most frequent gold answer score on the items the logs hold
+    (``eq_evals.facet.baselines``, exact under the scorer's rules), so that a model's 0.0 (or 25.0) can be read.
+    Computed over the union of the items any model answered in that language and dimension."""
+    from eq_evals.facet.baselines import facet_baselines
+
+    metas = [m for items in collected.objective_items.values() for m in items.values()]
+    out: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: {label: {} for label in REFERENCE_ROWS.values()})
+    try:
+        rows = facet_baselines(metas)
+    except (KeyError, ValueError) as ex:  # items from another data release: no reference rather than a wrong one
+        notes.append(f"no chance/majority reference rows: the logs' item metadata lacks what they need ({ex!r})")
+        return {}
+    for row in rows:
+        for key, label in REFERENCE_ROWS.items():
+            out[row.language][label][row.dimension] = 100 * getattr(row, key)
+    for language, refs in out.items():
+        for values in refs.values():
+            present = [d for d in OBJECTIVE_DIMENSIONS if d in values]
+            values["objective_average"] = (sum(values[d] for d in present) / len(present)
+                                           if len(present) == len(OBJECTIVE_DIMENSIONS) else None)
+    return {lang: dict(refs) for lang, refs in out.items()}
+
+
 def crisis_matrices(collected: Collected) -> dict[str, dict[str, Any]]:
     """language -> model -> Crisis Recognition confusion matrix (gold x predicted level, plus unparsed) and the
     mean signed error, over every epoch's (de-duplicated) score (spec §2.2 REC)."""
@@ -401,7 +433,8 @@ DIMENSION_MEAN_LABEL = ("mean of dimension ratings (plain mean of the model's pe
 
 
 def render_markdown(method: str, tables: list[Table], judges: dict, objective: dict, gap: dict,
-                    sage: str | None, crisis: dict | None = None, notes: list[str] | None = None) -> str:
+                    sage: str | None, crisis: dict | None = None, notes: list[str] | None = None,
+                    reference: dict | None = None) -> str:
     lines = ["# eq-evals leaderboard", ""]
     if tables:
         lines += [f"Method: {METHODS[method]}. Ratings are comparable only within one table (same language, "
@@ -454,7 +487,15 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
                                f"{', '.join(v['missing_dimensions'])})")
                 name = f"{model} (partial)" if v.get("partial_run") else model
                 lines.append(f"| {name} | " + " | ".join(_fmt(v.get(d)) for d in dims) + f" | {average} |")
+            for label, v in sorted((reference or {}).get(language, {}).items()):
+                lines.append(f"| *{label}* | " + " | ".join(_fmt(v.get(d)) for d in dims)
+                             + f" | {_fmt(v.get('objective_average'))} |")
             lines.append("")
+        if reference:
+            lines += ["Reference rows (not models): *chance* is the expected accuracy of a uniformly random answer "
+                      "from the answer space each prompt offers, *majority* answers every item with the most "
+                      "frequent gold answer of its dimension, language and format; both exact, under the scorer's "
+                      "rules, over the items in these logs (`eq_evals.facet.baselines`).", ""]
     if crisis:
         lines += ["## Crisis Recognition confusion matrix (spec §2.2)", "",
                   "Rows: gold level; columns: predicted level, or unparsed; every epoch counted. Mean signed error ="
@@ -609,9 +650,11 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
         judges[judge] = d
     objective = {lang: dict(models) for lang, models in objective_rows(collected).items()}
     crisis = crisis_matrices(collected)
+    reference_notes: list[str] = []
+    reference = objective_reference(collected, reference_notes) if objective else {}
     gap = gap_rows(subjective_overall(collected.comparisons), objective) if collected.comparisons and objective else {}
     mark_partial_gap(gap, collected)
-    notes = []
+    notes = list(reference_notes)
     unscored = {key: sum(1 for v in entries.values() if math.isnan(v[2]))
                 for key, entries in sorted(collected.objective.items())}
     if any(unscored.values()):  # left out of the accuracies above, never counted as wrong
@@ -643,7 +686,7 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     notes += [w.removeprefix("warning: ") for w in warnings]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    markdown = render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes)
+    markdown = render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes, reference)
     if heart_md:
         markdown += "\n## HEART (Bradley-Terry Elo, whatever --method; also heart_leaderboard.*)\n\n" + heart_md
     (out / "leaderboard.md").write_text(markdown, encoding="utf-8")
@@ -655,7 +698,7 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     (out / "leaderboard.csv").write_text(buffer.getvalue(), encoding="utf-8")
     result = {"method": method, "description": METHODS[method], "bootstrap_rounds": bootstrap if method in BOOTSTRAP_METHODS else 0,
               "tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL,
-              "judges": judges, "objective": objective, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
+              "judges": judges, "objective": objective, "objective_reference": reference, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
               "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
               "objective_notes": notes, "heart": heart, "warnings": warnings,
               "partial_logs": [i.as_dict() for i in collected.selection.partial]}
