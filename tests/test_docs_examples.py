@@ -44,5 +44,6 @@ def test_example_runs(doc: str, index: int, commands: list[str], tmp_path: Path)
     if doc == "pairwise.md":
         assert (tmp_path / "ratings" / "leaderboard.md").stat().st_size > 0
         assert (tmp_path / "ratings" / "charts" / "en_expression_naturalness.png").exists()
+        assert "written: ratings/leaderboard.md" in done.stdout and "//" not in done.stdout  # --out ratings/
     if doc == "sage.md":
         assert "eq_evals/scripted-echo" in done.stdout
