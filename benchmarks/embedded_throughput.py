@@ -54,8 +54,9 @@ def prompts(n: int) -> list[str]:
 def raw(n: int, max_tokens: int, threads: int) -> dict:
     from llama_cpp import Llama
 
-    llm = Llama(model_path=str(local_gguf.bundled_gguf("smollm2")), n_ctx=4096, n_threads=threads, seed=0,
-                verbose=False)
+    # the provider's settings: the same threads for generation and prompt processing
+    llm = Llama(model_path=str(local_gguf.bundled_gguf("smollm2")), n_ctx=4096, n_threads=threads,
+                n_threads_batch=threads, seed=0, verbose=False)
     llm.create_chat_completion(messages=[{"role": "user", "content": "Hello!"}], max_tokens=8, temperature=0.0)
     tokens, t0 = 0, time.perf_counter()
     for text in prompts(n):
@@ -100,10 +101,10 @@ def in_inspect(n: int, max_tokens: int, threads: int, max_samples: int, worker_t
             [log] = inspect_eval(task, model="eq_evals/smollm2", model_args={"n_threads": threads},
                                  max_tokens=max_tokens, temperature=0.0, seed=0, max_samples=max_samples,
                                  log_dir=logs, display="none")
+            assert log.status == "success", log.error
+            events = [e for s in log.samples for e in s.events if isinstance(e, ModelEvent)]
     finally:
         use_worker_threads(False)
-    assert log.status == "success", log.error
-    events = [e for s in log.samples for e in s.events if isinstance(e, ModelEvent)]
     start = min(e.timestamp for e in events)
     end = max(e.completed for e in events)
     tokens = sum(e.output.usage.output_tokens for e in events)

@@ -46,7 +46,8 @@ class LlamaCppPython:
     def __init__(self, gguf: str, threads: int) -> None:
         from llama_cpp import Llama
 
-        self.llm = Llama(model_path=gguf, n_ctx=4096, n_threads=threads, seed=0, verbose=False)
+        # n_threads_batch (prompt processing) would default to every core: the same threads as xllamacpp
+        self.llm = Llama(model_path=gguf, n_ctx=4096, n_threads=threads, n_threads_batch=threads, seed=0, verbose=False)
 
     def chat(self, messages: list[dict], **kw) -> dict:
         return self.llm.create_chat_completion(messages=messages, **kw)

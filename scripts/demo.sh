@@ -7,13 +7,16 @@
 #   3. where to look in Inspect View.
 # Extra arguments go to the first `inspect eval` (e.g. --limit 30 -T language=zh).
 # EQ_EVALS_VENV=DIR runs it in an environment that is already set up (no scripts/setup.sh); DEMO_DIR=DIR
-# moves the output (default logs/demo).
+# moves the output (default logs/demo). EQ_EVALS_THREADS=N runs the embedded model on N threads (default: one
+# per core; on a machine busy with other work 1 is much faster, as llama.cpp's threads wait on each other).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 START=$(date +%s)
 VENV=${EQ_EVALS_VENV:-.venv}
 if [ -z "${EQ_EVALS_VENV:-}" ]; then bash scripts/setup.sh; fi
 SETUP_DONE=$(date +%s)
+THREADS=()
+if [ -n "${EQ_EVALS_THREADS:-}" ]; then THREADS=(-M "n_threads=$EQ_EVALS_THREADS"); fi
 export HF_HUB_OFFLINE=1
 OUT=${DEMO_DIR:-logs/demo}
 rm -rf "$OUT"
@@ -23,13 +26,15 @@ echo
 echo "== 1. FACET Hidden Emotion on the embedded model (SmolLM2-135M: proves the pipeline, far too small to be an EI baseline)"
 # The task declares its generation limits (128 tokens, stop at </answer>); --max-tokens etc. would override them.
 "$VENV"/bin/inspect eval eq_evals/facet_hidden --model eq_evals/smollm2 --limit 10 --epochs 1 --temperature 0 \
-  --log-dir "$OUT/objective" --display plain "$@"
+  "${THREADS[@]}" --log-dir "$OUT/objective" --display plain "$@"
 "$VENV"/bin/python - "$OUT/objective" <<'PY'
 import sys
 from collections import Counter
 from pathlib import Path
 from inspect_ai.log import read_eval_log
 from eq_evals.facet.baselines import facet_baselines
+from eq_evals.facet.data import facet_items
+from eq_evals.resources import resource
 
 log = read_eval_log(str(max(Path(sys.argv[1]).glob("*.eval"), key=lambda p: p.stat().st_mtime)))
 scores = [s.scores["facet_objective"] for s in log.samples if "facet_objective" in (s.scores or {})]
@@ -40,11 +45,13 @@ if scored:
     print(f"   {log.eval.model:34s} {sum(s.value for s in scored) / len(scored):8.3f}   ({len(scored)} scored)")
 if len(scored) < len(scores):
     print(f"   {'':34s} {'':8s}   {len(scores) - len(scored)} unscored")
-for row in facet_baselines(s.metadata for s in log.samples):
+# the majority answer comes from all the task's items, not just the few this run saw
+items = facet_items(resource("datasets", "facet"), {s.metadata["dimension"] for s in log.samples}, "all")
+for row in facet_baselines((s.metadata for s in log.samples), majority_from=(s.metadata for s in items)):
     label = f"chance ({row.dimension}, {row.language})"
     print(f"   {label:34s} {row.chance:8.3f}   (uniform pick from the labels the prompt offers)")
     answers = ", ".join(row.majority_answers.values())
-    print(f"   {'majority':34s} {row.majority:8.3f}   (always answers the most frequent gold: {answers})")
+    print(f"   {'majority':34s} {row.majority:8.3f}   (always the task's most frequent gold: {answers})")
 parsed = Counter((s.metadata or {}).get("parse", "-") for s in scored)
 print(f"   how the answers were read: {dict(parsed)} (tagged = inside <answer></answer>)")
 PY
@@ -53,7 +60,7 @@ echo
 echo "== 2. a pairwise judging round: FACET interaction prompts, three contestants, one judge"
 echo "   contestants: the embedded model and two scripted stand-ins (echo: repeats the prompt; malformed: evades)"
 "$VENV"/bin/inspect eval eq_evals/facet_naturalness -T language=en --limit 3 --max-tokens 160 --temperature 0 \
-  --model eq_evals/smollm2,eq_evals/scripted-echo,eq_evals/scripted-malformed \
+  --model eq_evals/smollm2,eq_evals/scripted-echo,eq_evals/scripted-malformed "${THREADS[@]}" \
   --log-dir "$OUT/gen" --display plain
 # The judge here is scripted (it prefers the shorter reply), so the round needs no API key and finishes in
 # seconds; with a key, use a real judge: --model-role grader=openai/gpt-4o (see docs/pairwise.md).

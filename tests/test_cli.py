@@ -17,7 +17,7 @@ def test_list_prints_tasks_with_parameters_and_sample_counts() -> None:
     for name in ("facet_apparent", "facet_hidden", "facet_prediction", "facet_social", "facet_crisis"):
         assert f"eq_evals/{name}" in out
     assert "-T language='en' (str ['en', 'zh', 'all'])" in out
-    assert "samples: en: 30 (level_classification 30); zh: 30 (level_classification 30)" in out
+    assert "samples: en: 60 (level_classification 60); zh: 60 (level_classification 60)" in out
     assert "unavailable" not in out
 
 

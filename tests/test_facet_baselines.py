@@ -54,3 +54,12 @@ def test_bundled_items_give_one_row_per_dimension_and_language_below_perfect() -
         assert 0 < row.chance < 0.5 and 0 < row.majority < 0.5, row
         assert row.items == sum(1 for s in samples if s.metadata["dimension"] == row.dimension
                                 and s.metadata["language"] == row.language)
+
+
+def test_majority_answer_can_come_from_the_whole_dataset() -> None:
+    run = [meta("crisis_recognition", "level_classification", "Level 4")]
+    dataset = [meta("crisis_recognition", "level_classification", f"Level {level}") for level in (2, 2, 4)]
+    [in_sample] = facet_baselines(run)
+    [row] = facet_baselines(run, majority_from=dataset)
+    assert in_sample.majority == 1.0  # a one-item run flatters the in-sample majority
+    assert row.majority_answers == {"level_classification": "Level 2"} and row.majority == 0.0

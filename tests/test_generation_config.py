@@ -126,7 +126,7 @@ def test_embedded_model_calls_share_one_thread_and_keep_the_declared_limit(tmp_p
             pytest.skip(f"the embedded model needs {module} (see README)")
     from eq_evals.providers.local_gguf import LocalGGUF
 
-    backend = LocalGGUF("smollm2")  # the same cached model the eval's provider gets
+    backend = LocalGGUF("smollm2", n_threads=1)  # the same cached model the eval's provider gets
     original, threads = backend.llm.create_chat_completion, []
 
     def recording(*args, **kwargs):
@@ -135,7 +135,8 @@ def test_embedded_model_calls_share_one_thread_and_keep_the_declared_limit(tmp_p
 
     backend.llm.create_chat_completion = recording
     try:
-        [log] = inspect_eval("eq_evals/facet_hidden", model="eq_evals/smollm2", limit=4, epochs=1, max_samples=4,
+        [log] = inspect_eval("eq_evals/facet_hidden", model="eq_evals/smollm2", model_args={"n_threads": 1},
+                             limit=4, epochs=1, max_samples=4,
                              temperature=0.0, log_dir=str(tmp_path), display="none")
     finally:
         backend.llm.create_chat_completion = original

@@ -116,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     from eq_evals.doctor import register as register_doctor  # `eq-evals doctor` / `eq-evals check`
 
     register_doctor(sub)
+    from eq_evals.facet.cli import register as register_validate  # `eq-evals validate FILE...`
+
+    register_validate(sub)
     p_rate = sub.add_parser("ratings", help="leaderboards (Markdown, CSV, JSON, PNG) from judgment, objective and SAGE logs")
     p_rate.add_argument("logs", nargs="+", help="log files or folders")
     p_rate.add_argument("--method", default="bt", choices=["bt", "trueskill", "eqbench3", "elo", "thurstone"],

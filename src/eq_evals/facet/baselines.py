@@ -6,7 +6,9 @@ so that a model's accuracy (a 0.0 from a tiny model, say) can be read against th
   one of the item's options (Social Adequacy), one of the five CASE levels (Crisis). Exact, by enumeration
   under the same rules (R1/R2/R3, ``scorers/facet/objective.yaml``) and label normalisation the scorer uses.
 - ``majority``: every item answered with the most frequent gold answer among the items of its dimension,
-  language and format (ties: the alphabetically first), scored by the scorer itself.
+  language and format (ties: the alphabetically first), scored by the scorer itself. The majority answer is
+  picked from ``majority_from`` (e.g. the whole dataset) when given, else from the same items; on a small
+  subset (``--limit 10``) picking it in-sample would flatter the baseline.
 
 Both are computed from item metadata (the samples of a dataset or of a log), so they describe exactly the
 items a run saw. Used by ``scripts/demo.sh``; leaderboards and summaries can show the same rows.
@@ -58,15 +60,22 @@ def _chance(meta: dict[str, Any], rules_file: str) -> float:
     return fmean(facet_score(f"<answer>Level {n}</answer>", meta, rules_file).value for n in range(1, 6))
 
 
-def facet_baselines(metadatas: Iterable[dict[str, Any]], rules_file: str = "facet/objective.yaml") -> list[BaselineRow]:
-    """Chance and majority scores per (dimension, language) over these items (sample metadata)."""
-    items = [m for m in metadatas if m and m.get("dimension") and m.get("answer") is not None]
+def _groups(metadatas: Iterable[dict[str, Any]]) -> dict[tuple[str, str, str], list[dict]]:
     groups: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
-    for meta in items:
-        groups[(meta["dimension"], meta["language"], meta["format"])].append(meta)
+    for meta in metadatas:
+        if meta and meta.get("dimension") and meta.get("answer") is not None:
+            groups[(meta["dimension"], meta["language"], meta["format"])].append(meta)
+    return groups
+
+
+def facet_baselines(metadatas: Iterable[dict[str, Any]], rules_file: str = "facet/objective.yaml",
+                    majority_from: Iterable[dict[str, Any]] | None = None) -> list[BaselineRow]:
+    """Chance and majority scores per (dimension, language) over these items (sample metadata)."""
+    groups = _groups(metadatas)
+    pools = _groups(majority_from) if majority_from is not None else groups
     majority: dict[tuple[str, str, str], str] = {}
-    for key, metas in groups.items():
-        counts = Counter(_first_alternatives(str(m["answer"])) for m in metas)
+    for key in groups:
+        counts = Counter(_first_alternatives(str(m["answer"])) for m in pools.get(key) or groups[key])
         majority[key] = min(counts, key=lambda answer: (-counts[answer], answer))
     rows: dict[tuple[str, str], dict[str, Any]] = defaultdict(lambda: {"chance": [], "majority": [], "answers": {}})
     for key, metas in groups.items():

@@ -76,11 +76,15 @@ def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> tuple[Any, Model
     with _CACHE_LOCK:
         if key not in _CACHE:
             thread = ModelThread(path.stem)
-            llm = thread.submit(Llama, model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, seed=seed,
-                                verbose=False).result()
+            # -M n_threads=N applies to prompt processing too (llama-cpp-python would use every core there)
+            llm = thread.submit(Llama, model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
+                                n_threads_batch=n_threads, seed=seed, verbose=False).result()
 
             def close(llm: Any = llm, thread: ModelThread = thread) -> None:
-                thread.submit(llm.close).result()
+                try:
+                    thread.submit(llm.close).result()
+                except RuntimeError:  # at interpreter exit the executors are already shut down
+                    llm.close()
                 thread.shutdown()
 
             _CACHE[key] = (llm, thread)

@@ -1,0 +1,58 @@
+"""``eq-evals validate FILE...``: the FACET item validators (src/eq_evals/facet/validate.py) on any file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from eq_evals.facet.validate import CHECKS, Thresholds, render, run
+
+    thresholds = Thresholds(margin=args.margin, folds=args.folds, alpha=args.alpha, min_support=args.min_support,
+                            position_alpha=args.position_alpha, proportion_tolerance=args.proportion_tolerance,
+                            near_duplicate=args.near_duplicate, template_share=args.template_share,
+                            overlap=args.overlap, length_ratio=tuple(args.length_ratio), min_items=args.min_items)
+    checks = [c for c in CHECKS if c not in set(args.skip or [])]
+    report = run(args.files, authors=args.authors, thresholds=thresholds, checks=checks)
+    print(render(report))
+    if args.json:
+        Path(args.json).write_text(report.to_json(), encoding="utf-8")
+        print(f"written: {args.json}")
+    return 1 if report.errors else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``validate`` to the ``eq-evals`` parser."""
+    from eq_evals.facet.validate import CHECKS, Thresholds
+
+    d = Thresholds()
+    p = sub.add_parser("validate", help="check FACET item files (JSONL, spec §7.1, or the authors' JSON): schema, "
+                                        "answer leakage, predictive n-grams, text-only baseline, positions, "
+                                        "duplicates, templates, overlap with the authors' samples, EN/ZH alignment")
+    p.add_argument("files", nargs="+", metavar="FILE", help="FACET files or folders of them")
+    p.add_argument("--authors", help="the authors' samples_dataset.json, for the overlap check")
+    p.add_argument("--skip", nargs="*", choices=CHECKS, help="checks to leave out")
+    p.add_argument("--json", help="also write figures and findings as JSON")
+    p.add_argument("--margin", type=float, default=d.margin,
+                   help=f"text-only classifier: largest accepted gain over the majority class (default {d.margin})")
+    p.add_argument("--folds", type=int, default=d.folds, help=f"cross-validation folds (default {d.folds})")
+    p.add_argument("--alpha", type=float, default=d.alpha,
+                   help=f"family-wise level of the predictive n-gram test, Bonferroni (default {d.alpha})")
+    p.add_argument("--min-support", type=int, default=d.min_support,
+                   help=f"n-grams in fewer items are not tested (default {d.min_support})")
+    p.add_argument("--position-alpha", type=float, default=d.position_alpha,
+                   help=f"chi-square level for unbalanced gold positions (default {d.position_alpha})")
+    p.add_argument("--proportion-tolerance", type=float, default=d.proportion_tolerance,
+                   help=f"largest accepted gap to the paper's multi-select share (default {d.proportion_tolerance})")
+    p.add_argument("--near-duplicate", type=float, default=d.near_duplicate,
+                   help=f"Jaccard of shingle sets that marks a near-duplicate pair (default {d.near_duplicate})")
+    p.add_argument("--template-share", type=float, default=d.template_share,
+                   help=f"share of a dimension's items a long n-gram may recur in (default {d.template_share})")
+    p.add_argument("--overlap", type=float, default=d.overlap,
+                   help=f"largest accepted share of an item's shingles in one authors' sample (default {d.overlap})")
+    p.add_argument("--length-ratio", type=float, nargs=2, default=list(d.length_ratio), metavar=("LOW", "HIGH"),
+                   help=f"accepted Chinese characters per English word in a pair (default {d.length_ratio})")
+    p.add_argument("--min-items", type=int, default=d.min_items,
+                   help=f"set-level checks skip a dimension/language with fewer items (default {d.min_items})")
+    p.set_defaults(func=cmd_validate)

@@ -1,0 +1,680 @@
+"""Validators for FACET item files (the project's JSONL, spec §7.1, or the authors' JSON).
+
+Run by the test suite on the bundled files and by ``eq-evals validate FILE...`` on any FACET file.
+Each check yields findings (``error`` fails the run, ``warning`` does not) naming the file, row and item,
+and figures that the dataset card quotes. The checks:
+
+- ``schema``: the loader's own rules (fields, labels in the taxonomy, levels, option numbers), duplicate ids.
+- ``leakage``: a gold label, its inflections or its taxonomy synonyms (``forms`` in taxonomy.yaml) written in
+  the item text; crisis level names in a vignette; strategy annotations such as "(Optimal Adequacy)" after a
+  Social Adequacy option (spec A24).
+- ``stage_directions``: parenthesised or starred stage directions in hidden-emotion dialogues (the paper's
+  format has none, paper §4.2 example).
+- ``proportions``: single/multi-select shares against the paper's (spec §1.1: 41/19, 40/20, 47/13 of 60).
+- ``predictive_ngrams``: an n-gram whose occurrence predicts the label across the set: a one-sided
+  hypergeometric test per (n-gram, label), Bonferroni-corrected over every test made.
+- ``text_classifier``: a cross-validated multinomial naive Bayes on word (EN) or character (ZH) 1-2-grams,
+  whose accuracy must not beat the majority class by more than ``margin``. For Social Adequacy it scores each
+  option as gold or not and picks the best one per item; "the longest option" is reported beside it.
+- ``positions``: the gold's position (Social Adequacy option number, crisis level) against a uniform
+  spread (chi-square test).
+- ``near_duplicates``: pairs of items of one language whose shingle sets overlap (Jaccard) above a threshold;
+  ``templates``: long n-grams repeated across a large share of a dimension's items.
+- ``authors_overlap``: the share of an item's shingles found in one of the authors' samples.
+- ``alignment``: each item's EN and ZH versions exist and agree on dimension, format, gold (through the
+  taxonomy), options and scenario; their length ratio is within bounds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterable
+
+from eq_evals.errors import DataError
+from eq_evals.facet.answers import count_options, gold_slots, normalize_label, parse_level
+from eq_evals.facet.data import EMOTION_DIMENSIONS, OPTION_LABEL, read_records, validate as validate_record
+from eq_evals.facet.taxonomy import taxonomy
+from eq_evals.resources import load_yaml
+
+# spec §1.1 [paper §4.2, Fig. 6b]: multi-select items among 60
+PAPER_MULTI = {"apparent_emotion": 19 / 60, "hidden_emotion": 20 / 60, "emotion_prediction": 13 / 60}
+CHECKS = ("schema", "leakage", "stage_directions", "proportions", "predictive_ngrams", "text_classifier",
+          "positions", "near_duplicates", "templates", "authors_overlap", "alignment")
+OPTION_LINE = re.compile(r"^\s*(\d{1,2})[.、．)]\s*(.+)$", re.MULTILINE)
+STAGE = re.compile(r"[(（][^)）]{2,}[)）]|\*[^*\n]{2,}\*|\[[^\]\n]{2,}\]|【[^】\n]{2,}】")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Limits of the checks; the defaults are documented in datasets/facet/README.md."""
+
+    margin: float = 0.20            # text classifier: accuracy may exceed the majority class by at most this
+    folds: int = 5                  # cross-validation folds for the classifier
+    alpha: float = 0.05             # family-wise level for predictive n-grams (Bonferroni)
+    min_support: int = 3            # n-grams in fewer items are not tested
+    position_alpha: float = 0.01    # chi-square test of gold positions against uniform
+    proportion_tolerance: float = 0.05  # |multi share - paper's share|
+    near_duplicate: float = 0.40    # Jaccard of shingle sets
+    template_share: float = 0.25    # a long n-gram in at least this share of a dimension's items ...
+    template_min_items: int = 4     # ... and in at least this many
+    overlap: float = 0.15           # share of an item's shingles found in one authors' sample
+    length_ratio: tuple[float, float] = (0.9, 3.2)  # ZH characters per EN word
+    min_items: int = 10             # set-level checks (proportions, classifier) skip smaller groups
+
+
+@dataclass
+class Finding:
+    check: str
+    severity: str  # "error" | "warning"
+    file: str
+    row: str
+    item: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}, {self.row}" + (f" ({self.item})" if self.item else "")
+        return f"{self.severity}: [{self.check}] {where}: {self.message}"
+
+
+@dataclass
+class Report:
+    files: list[str]
+    findings: list[Finding] = field(default_factory=list)
+    figures: dict[str, dict[str, Any]] = field(default_factory=lambda: defaultdict(dict))
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    def add(self, check: str, severity: str, item: "Item | None", message: str, file: str = "", row: str = "") -> None:
+        self.findings.append(Finding(check, severity, item.file if item else file, item.row if item else row,
+                                     item.id if item else "", message))
+
+    def to_json(self) -> str:
+        return json.dumps({"files": self.files, "figures": self.figures,
+                           "findings": [asdict(f) for f in self.findings]}, ensure_ascii=False, indent=2)
+
+
+@dataclass
+class Item:
+    file: str
+    row: str
+    record: dict
+
+    @property
+    def id(self) -> str:
+        return str(self.record.get("id", ""))
+
+    @property
+    def language(self) -> str:
+        return self.record["language"]
+
+    @property
+    def dimension(self) -> str:
+        return self.record["dimension"]
+
+    @property
+    def text(self) -> str:
+        return self.record["input"]
+
+
+# ---------------------------------------------------------------- text helpers
+
+def tokens(text: str, language: str) -> list[str]:
+    """EN: lower-cased words; ZH: Han characters (plus any Latin words or numbers)."""
+    if language == "zh":
+        return re.findall(r"[\u4e00-\u9fff]|[a-z0-9]+", text.lower())
+    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower())
+
+
+def ngrams(toks: list[str], sizes: Iterable[int]) -> list[str]:
+    return [" ".join(toks[i:i + n]) for n in sizes for i in range(len(toks) - n + 1)]
+
+
+def shingles(text: str, language: str) -> set[str]:
+    """Word 3-grams (EN) or character 4-grams (ZH): the unit of the overlap checks."""
+    return set(ngrams(tokens(text, language), [4 if language == "zh" else 3]))
+
+
+def split_options(text: str) -> tuple[str, list[str]]:
+    """(stem, option texts) of a Social Adequacy item."""
+    matches = list(OPTION_LINE.finditer(text))
+    if not matches:
+        return text, []
+    return text[:matches[0].start()], [m.group(2).strip() for m in matches]
+
+
+def label_text(item: Item) -> str:
+    """The class a text classifier would predict: level, option number, or first gold label."""
+    gold = item.record.get("answer")
+    if item.dimension == "crisis_recognition":
+        return str(parse_level(str(gold)))
+    if item.dimension in EMOTION_DIMENSIONS:
+        return "+".join(slot[0] for slot in gold_slots(str(gold)))
+    return str(gold)
+
+
+@cache
+def label_forms(language: str) -> dict[str, list[str]]:
+    """normalised label -> the words that give it away: the label, regular inflections and the taxonomy's
+    ``forms`` (inflections and synonyms, datasets/facet/taxonomy.yaml)."""
+    extra = (load_yaml("datasets", "facet/taxonomy.yaml").get("forms") or {}).get(language) or {}
+    out = {}
+    for name in taxonomy().names(language):
+        forms = [name, *extra.get(name, [])]
+        if language == "en":
+            forms += [name + "s"] if not name.endswith("s") else []
+        out[normalize_label(name)] = forms
+    return out
+
+
+def find_form(text: str, form: str, language: str) -> bool:
+    if language == "zh":
+        return form in text
+    pattern = r"(?<![a-z])" + re.escape(form.lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]+") + r"(?![a-z])"
+    return re.search(pattern, text.lower()) is not None
+
+
+# ---------------------------------------------------------------- statistics
+
+def hypergeom_tail(total: int, successes: int, draws: int, observed: int) -> float:
+    """P(X >= observed) for X ~ Hypergeometric(total, successes, draws)."""
+    denominator = math.comb(total, draws)
+    upper = min(successes, draws)
+    return sum(math.comb(successes, k) * math.comb(total - successes, draws - k)
+               for k in range(observed, upper + 1)) / denominator
+
+
+def chi_square_p(observed: list[float], expected: list[float]) -> float:
+    """Upper tail of the chi-square statistic with len-1 degrees of freedom (regularised gamma, series)."""
+    stat = sum((o - e) ** 2 / e for o, e in zip(observed, expected) if e > 0)
+    dof = sum(1 for e in expected if e > 0) - 1
+    if dof <= 0:
+        return 1.0
+    a, x = dof / 2, stat / 2
+    if x == 0:
+        return 1.0
+    if x < a + 1:  # series for the lower incomplete gamma
+        term = total = 1.0 / a
+        k = a
+        for _ in range(500):
+            k += 1
+            term *= x / k
+            total += term
+        lower = total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+        return max(0.0, 1.0 - lower)
+    # continued fraction for the upper incomplete gamma (Lentz)
+    b, c, d = x + 1 - a, 1e300, 1 / (x + 1 - a)
+    h = d
+    for i in range(1, 500):
+        an = -i * (i - a)
+        b += 2
+        d = 1 / (an * d + b)
+        c = b + an / c
+        h *= d * c
+    return min(1.0, math.exp(-x + a * math.log(x) - math.lgamma(a)) * h)
+
+
+def folds_of(labels: list[str], k: int) -> list[int]:
+    """Deterministic stratified fold numbers: items of each label dealt round-robin in file order."""
+    seen: Counter = Counter()
+    out = []
+    offset = {label: i for i, label in enumerate(sorted(set(labels)))}
+    for label in labels:
+        out.append((seen[label] + offset[label]) % k)
+        seen[label] += 1
+    return out
+
+
+class NaiveBayes:
+    """Multinomial naive Bayes with add-one smoothing over binarised n-gram counts (each n-gram counted once
+    per document, the usual choice for short texts)."""
+
+    def __init__(self, docs: list[list[str]], labels: list[str]) -> None:
+        self.counts: dict[str, Counter] = defaultdict(Counter)
+        self.prior = Counter(labels)
+        for doc, label in zip(docs, labels):
+            self.counts[label].update(set(doc))
+        self.vocab = {g for c in self.counts.values() for g in c}
+        self.totals = {label: sum(c.values()) for label, c in self.counts.items()}
+        self.n = len(labels)
+
+    def log_scores(self, doc: list[str]) -> dict[str, float]:
+        v = len(self.vocab) + 1
+        return {label: math.log(self.prior[label] / self.n)
+                + sum(math.log((self.counts[label][g] + 1) / (self.totals[label] + v)) for g in set(doc) if g in self.vocab)
+                for label in self.prior}
+
+
+def features(text: str, language: str) -> list[str]:
+    return ngrams(tokens(text, language), (1, 2))
+
+
+def classify_labels(items: list[Item], k: int) -> dict[str, float]:
+    """Cross-validated NB accuracy predicting each item's label from its text, and the majority baseline."""
+    labels = [label_text(i) for i in items]
+    docs = [features(i.text, i.language) for i in items]
+    fold = folds_of(labels, k)
+    correct = 0
+    majority_hits = 0
+    for f in range(k):
+        train = [j for j in range(len(items)) if fold[j] != f]
+        test = [j for j in range(len(items)) if fold[j] == f]
+        if not train or not test:
+            continue
+        model = NaiveBayes([docs[j] for j in train], [labels[j] for j in train])
+        top = Counter(labels[j] for j in train).most_common(1)[0][0]
+        for j in test:
+            scores = model.log_scores(docs[j])
+            correct += max(sorted(scores), key=scores.get) == labels[j]
+            majority_hits += top == labels[j]
+    n = len(items)
+    return {"items": n, "classes": len(set(labels)), "accuracy": round(correct / n, 3),
+            "majority": round(max(Counter(labels).values()) / n, 3), "majority_cv": round(majority_hits / n, 3)}
+
+
+def classify_options(items: list[Item], k: int) -> dict[str, float]:
+    """Social Adequacy: NB on option texts (gold vs not), cross-validated by item; pick the best-scoring
+    option of each item. Baselines: chance (mean 1/n), the most common gold position, the longest option."""
+    docs, options_gold = [], []
+    for item in items:
+        _, options = split_options(item.text)
+        docs.append([features(o, item.language) for o in options])
+        options_gold.append(int(item.record["answer"]))
+    fold = [i % k for i in range(len(items))]
+    correct = 0
+    for f in range(k):
+        train = [j for j in range(len(items)) if fold[j] != f]
+        if not train:
+            continue
+        model = NaiveBayes([d for j in train for d in docs[j]],
+                           ["gold" if n + 1 == options_gold[j] else "other" for j in train for n in range(len(docs[j]))])
+        for j in (j for j in range(len(items)) if fold[j] == f):
+            margins = [(s := model.log_scores(d))["gold"] - s["other"] for d in docs[j]]
+            correct += margins.index(max(margins)) + 1 == options_gold[j]
+    n = len(items)
+    positions = Counter(options_gold)
+    longest = sum(1 for item, g in zip(items, options_gold)
+                  if (lens := [len(tokens(o, item.language)) for o in split_options(item.text)[1]])
+                  and lens.index(max(lens)) + 1 == g)
+    return {"items": n, "accuracy": round(correct / n, 3),
+            "chance": round(sum(1 / max(len(d), 1) for d in docs) / n, 3),
+            "majority": round(positions.most_common(1)[0][1] / n, 3), "longest_option": round(longest / n, 3)}
+
+
+# ---------------------------------------------------------------- loading
+
+def collect_files(paths: Iterable[str | Path]) -> list[Path]:
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(p.glob("*.jsonl")) + sorted(p.glob("*.json"))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise DataError(str(p), "-", "no such file or folder")
+    if not files:
+        raise DataError(", ".join(map(str, paths)), "-", "no FACET data files (*.jsonl, *.json) found")
+    return files
+
+
+def jsonl_rows(file: Path, report: Report) -> list[tuple[str, Any]]:
+    """Rows of a JSONL file; a line that is not JSON is reported and skipped, so the rest is still checked."""
+    rows = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append((f"line {number}", json.loads(line)))
+            except json.JSONDecodeError as ex:
+                report.add("schema", "error", None, f"invalid JSON: {ex.msg}", str(file), f"line {number}")
+    return rows
+
+
+def load_items(files: list[Path], report: Report) -> list[Item]:
+    items, seen = [], {}
+    for file in files:
+        try:
+            rows = jsonl_rows(file, report) if file.suffix == ".jsonl" else read_records(file)
+        except DataError as ex:
+            report.add("schema", "error", None, ex.problem, str(ex.file), str(ex.row))
+            continue
+        for row, record in rows:
+            row = str(row)
+            if not isinstance(record, dict):
+                report.add("schema", "error", None, "a record must be a JSON object", str(file), row)
+                continue
+            try:
+                validate_record(record, str(file), row)
+            except DataError as ex:
+                report.add("schema", "error", None, ex.problem, str(file), row)
+                continue
+            item = Item(str(file), row, record)
+            if item.id in seen:
+                report.add("schema", "error", item, f"duplicate id (first at {seen[item.id]})")
+                continue
+            seen[item.id] = f"{file}, {row}"
+            items.append(item)
+    return items
+
+
+# ---------------------------------------------------------------- checks
+
+def check_leakage(items: list[Item], report: Report, t: Thresholds) -> None:
+    leaks = Counter()
+    for item in items:
+        if item.dimension in EMOTION_DIMENSIONS:
+            forms = label_forms(item.language)
+            golds = [item.record.get("answer"), item.record.get("secondary_answer")]
+            labels = {label for gold in golds if gold for slot in gold_slots(str(gold)) for label in slot}
+            for label in sorted(labels):
+                hit = [f for f in forms.get(label, [label]) if find_form(item.text, f, item.language)]
+                if hit:
+                    leaks[item.dimension] += 1
+                    report.add("leakage", "error", item, f"gold label {label!r} is given away by {hit[0]!r} in the text")
+        elif item.dimension == "crisis_recognition":
+            names = [lv[item.language] for lv in taxonomy().crisis_levels]
+            hit = [n for n in names if find_form(item.text, n, item.language)]
+            if hit:
+                leaks[item.dimension] += 1
+                report.add("leakage", "error", item, f"the vignette names a crisis level ({hit[0]!r})")
+        elif item.dimension == "social_adequacy":
+            if OPTION_LABEL.search(item.text):
+                leaks[item.dimension] += 1
+                report.add("leakage", "error", item, "an option carries a strategy annotation "
+                           f"({OPTION_LABEL.search(item.text).group(0).strip()!r}; spec A24)")
+    report.figures["leakage"] = dict(leaks)
+
+
+def check_stage_directions(items: list[Item], report: Report, t: Thresholds) -> None:
+    count = Counter()
+    for item in items:
+        if item.dimension != "hidden_emotion":
+            continue
+        dialogue = re.split(r"(?:Dialogue|对话)[:：]", item.text, maxsplit=1)[-1]
+        hit = STAGE.search(dialogue)
+        if hit:
+            count[item.language] += 1
+            report.add("stage_directions", "error", item, f"stage direction {hit.group(0)!r} in the dialogue "
+                       "(the paper's hidden-emotion format has none)")
+    report.figures["stage_directions"] = dict(count)
+
+
+def by_group(items: list[Item]) -> dict[tuple[str, str], list[Item]]:
+    groups: dict[tuple[str, str], list[Item]] = defaultdict(list)
+    for item in items:
+        if item.record["format"] != "generative":
+            groups[(item.dimension, item.language)].append(item)
+    return dict(sorted(groups.items()))
+
+
+def check_proportions(items: list[Item], report: Report, t: Thresholds) -> None:
+    for (dimension, language), group in by_group(items).items():
+        key = f"{dimension}:{language}"
+        if dimension not in PAPER_MULTI or len(group) < t.min_items:
+            report.figures["proportions"][key] = {"items": len(group)}
+            continue
+        multi = sum(1 for i in group if i.record["format"] == "multi_select")
+        share = multi / len(group)
+        report.figures["proportions"][key] = {"items": len(group), "single": len(group) - multi, "multi": multi,
+                                              "paper_multi_share": round(PAPER_MULTI[dimension], 3)}
+        if abs(share - PAPER_MULTI[dimension]) > t.proportion_tolerance:
+            report.add("proportions", "error", None,
+                       f"{dimension} ({language}): {multi} of {len(group)} items are multi-select ({share:.0%}); the "
+                       f"paper has {PAPER_MULTI[dimension]:.0%} (19/60, 20/60, 13/60; tolerance "
+                       f"{t.proportion_tolerance:.0%})", group[0].file, "-")
+    for item in items:
+        slots = gold_slots(str(item.record.get("answer"))) if item.dimension in EMOTION_DIMENSIONS else None
+        if slots is not None and len(slots) != (2 if item.record["format"] == "multi_select" else 1):
+            report.add("proportions", "error", item, f"format {item.record['format']} but {len(slots)} gold slot(s)")
+    alternatives = {}
+    for (dimension, language), group in by_group(items).items():
+        if dimension in EMOTION_DIMENSIONS:
+            alt = sum(1 for i in group if "/" in str(i.record["answer"]) or i.record.get("secondary_answer"))
+            alternatives[f"{dimension}:{language}"] = f"{alt}/{len(group)}"
+    report.figures["gold_alternatives"] = alternatives
+
+
+def check_predictive_ngrams(items: list[Item], report: Report, t: Thresholds) -> None:
+    """One-sided hypergeometric test of 'items containing g have label c', Bonferroni over all tests."""
+    for (dimension, language), group in by_group(items).items():
+        if dimension == "social_adequacy":  # unit = option, label = gold or not
+            units = [(features(o, language), "gold" if n + 1 == int(i.record["answer"]) else "other", i)
+                     for i in group for n, o in enumerate(split_options(i.text)[1])]
+        else:
+            units = [(features(i.text, language), label_text(i), i) for i in group]
+        total = len(units)
+        label_count = Counter(label for _, label, _ in units)
+        df: dict[str, Counter] = defaultdict(Counter)
+        for grams, label, _ in units:
+            for g in set(grams):
+                df[g][label] += 1
+        tests, hits = 0, []
+        for g, per_label in df.items():
+            support = sum(per_label.values())
+            if support < t.min_support:
+                continue
+            for label, k in per_label.items():
+                if dimension == "social_adequacy" and label != "gold":
+                    continue
+                tests += 1
+                if k == support or k >= t.min_support:
+                    hits.append((hypergeom_tail(total, label_count[label], support, k), g, label, k, support))
+        flagged = sorted(h for h in hits if h[0] * max(tests, 1) < t.alpha)
+        report.figures["predictive_ngrams"][f"{dimension}:{language}"] = {
+            "tests": tests, "flagged": len(flagged),
+            "strongest": [f"{g!r} -> {label} in {k}/{n} (p={p:.1e})" for p, g, label, k, n in sorted(hits)[:3]]}
+        for p, g, label, k, n in flagged[:20]:
+            report.add("predictive_ngrams", "error", None,
+                       f"{dimension} ({language}): {g!r} occurs in {n} {'options' if dimension == 'social_adequacy' else 'items'}"
+                       f", {k} of them labelled {label} (Bonferroni-corrected p={p * tests:.2g} < {t.alpha})",
+                       group[0].file, "-")
+
+
+def check_text_classifier(items: list[Item], report: Report, t: Thresholds) -> None:
+    for (dimension, language), group in by_group(items).items():
+        if len(group) < max(2 * t.folds, t.min_items):
+            continue
+        key = f"{dimension}:{language}"
+        if dimension == "social_adequacy":
+            fig = classify_options(group, t.folds)
+            baseline = max(fig["chance"], fig["majority"])
+            worst = max(fig["accuracy"], fig["longest_option"])
+            what = "option classifier / longest option"
+        else:
+            fig = classify_labels(group, t.folds)
+            baseline, worst, what = fig["majority"], fig["accuracy"], "naive Bayes"
+        report.figures["text_classifier"][key] = fig
+        if worst - baseline > t.margin:
+            report.add("text_classifier", "error", None,
+                       f"{dimension} ({language}): a text-only {what} reaches {worst:.0%} against a {baseline:.0%} "
+                       f"baseline (margin {t.margin:.0%})", group[0].file, "-")
+
+
+def check_positions(items: list[Item], report: Report, t: Thresholds) -> None:
+    for (dimension, language), group in by_group(items).items():
+        if dimension == "social_adequacy":
+            observed, expected = Counter(), Counter()
+            for item in group:
+                n = count_options(item.text)
+                observed[int(item.record["answer"])] += 1
+                for pos in range(1, n + 1):
+                    expected[pos] += 1 / n
+        elif dimension == "crisis_recognition":
+            observed = Counter(parse_level(str(i.record["answer"])) for i in group)
+            expected = Counter({lv: len(group) / 5 for lv in range(1, 6)})
+        else:
+            continue
+        keys = sorted(expected)
+        p = chi_square_p([observed[k] for k in keys], [expected[k] for k in keys])
+        report.figures["positions"][f"{dimension}:{language}"] = {
+            "observed": {k: observed[k] for k in keys}, "expected": {k: round(expected[k], 1) for k in keys},
+            "p": round(p, 3)}
+        if p < t.position_alpha:
+            report.add("positions", "error", None, f"{dimension} ({language}): gold positions "
+                       f"{dict(sorted(observed.items()))} are unbalanced (chi-square p={p:.3g} < {t.position_alpha})",
+                       group[0].file, "-")
+
+
+def check_near_duplicates(items: list[Item], report: Report, t: Thresholds) -> None:
+    worst = {}
+    for language in ("en", "zh"):
+        group = [i for i in items if i.language == language]
+        sets = [shingles(i.text, language) for i in group]
+        top = (0.0, "", "")
+        for a in range(len(group)):
+            for b in range(a + 1, len(group)):
+                if not sets[a] or not sets[b]:
+                    continue
+                jaccard = len(sets[a] & sets[b]) / len(sets[a] | sets[b])
+                top = max(top, (jaccard, group[a].id, group[b].id))
+                if jaccard >= t.near_duplicate:
+                    report.add("near_duplicates", "error", group[b],
+                               f"near-duplicate of {group[a].id} (Jaccard {jaccard:.2f} >= {t.near_duplicate})")
+        if group:
+            worst[language] = {"max_jaccard": round(top[0], 3), "pair": list(top[1:])}
+    report.figures["near_duplicates"] = worst
+
+
+def _body(item: Item) -> str:
+    """The item text without the format's own fixed parts (labels and question line, option stems)."""
+    text = item.text
+    if item.dimension == "social_adequacy":
+        _, options = split_options(text)
+        text = "\n".join(options)  # stems may share the question sentence; options must not share wording
+    lines = [ln for ln in text.splitlines() if not re.match(r"\s*(Question|问题)[:：]", ln)]
+    return re.sub(r"(Background|Dialogue|背景|对话)[:：]", " ", "\n".join(lines))
+
+
+def check_templates(items: list[Item], report: Report, t: Thresholds) -> None:
+    fig = {}
+    for (dimension, language), group in by_group(items).items():
+        n = 8 if language == "en" else 12
+        df = Counter()
+        for item in group:
+            df.update(set(ngrams(tokens(_body(item), language), [n])))
+        need = max(t.template_min_items, math.ceil(t.template_share * len(group)))
+        repeated = [(c, g) for g, c in df.items() if c >= need]
+        top = df.most_common(1)
+        fig[f"{dimension}:{language}"] = {"most_repeated": f"{top[0][1]}/{len(group)}" if top else "0"}
+        for c, g in sorted(repeated, reverse=True)[:10]:
+            report.add("templates", "warning", None, f"{dimension} ({language}): the {n}-gram {g!r} recurs in {c} of "
+                       f"{len(group)} items", group[0].file, "-")
+    report.figures["templates"] = fig
+
+
+def check_authors_overlap(items: list[Item], authors: Path | None, report: Report, t: Thresholds) -> None:
+    if authors is None:
+        report.figures["authors_overlap"] = {"skipped": "no --authors file given"}
+        return
+    from eq_evals.facet.data import convert_upstream
+
+    samples = convert_upstream(json.loads(Path(authors).read_text(encoding="utf-8")), str(authors))
+    refs = {lang: [(s["id"], shingles(s["input"], lang)) for s in samples if s["language"] == lang] for lang in ("en", "zh")}
+    top = {}
+    for item in items:
+        own = shingles(item.text, item.language)
+        if not own:
+            continue
+        for ref_id, ref in refs[item.language]:
+            share = len(own & ref) / len(own)
+            top[item.language] = max(top.get(item.language, (0.0, "", "")), (share, item.id, ref_id))
+            if share >= t.overlap:
+                report.add("authors_overlap", "error", item,
+                           f"{share:.0%} of its shingles occur in the authors' sample {ref_id} (limit {t.overlap:.0%})")
+    report.figures["authors_overlap"] = {lang: {"max_share": round(v[0], 3), "item": v[1], "sample": v[2]}
+                                         for lang, v in top.items()}
+
+
+def _canonical_gold(item: Item, field_: str) -> Any:
+    gold = item.record.get(field_)
+    if gold in (None, ""):
+        return None
+    if item.dimension == "crisis_recognition":
+        return parse_level(str(gold))
+    if item.dimension in EMOTION_DIMENSIONS:
+        en = {normalize_label(e[item.language]): normalize_label(e["en"]) for e in taxonomy().labels}
+        return [sorted(en.get(label, label) for label in slot) for slot in gold_slots(str(gold))]
+    return str(gold).strip()
+
+
+def check_alignment(items: list[Item], report: Report, t: Thresholds) -> None:
+    pairs: dict[str, dict[str, Item]] = defaultdict(dict)
+    for item in items:
+        pairs[str(item.record.get("item_id") or re.sub(r"-(en|zh)$", "", item.id))][item.language] = item
+    ratios = []
+    for item_id, pair in pairs.items():
+        if len(pair) == 1:
+            (only,) = pair.values()
+            other = "zh" if only.language == "en" else "en"
+            report.add("alignment", "error", only, f"item {item_id} has no {other} version")
+            continue
+        en, zh = pair["en"], pair["zh"]
+        for key in ("dimension", "format", "scenario_domain", "scenario", "pool"):
+            if en.record.get(key) != zh.record.get(key):
+                report.add("alignment", "error", zh, f"{key} {zh.record.get(key)!r} differs from the EN version's "
+                           f"{en.record.get(key)!r}")
+        for key in ("answer", "secondary_answer"):
+            if _canonical_gold(en, key) != _canonical_gold(zh, key):
+                report.add("alignment", "error", zh, f"{key} {zh.record.get(key)!r} is not the EN version's "
+                           f"{en.record.get(key)!r} in the taxonomy")
+        if en.dimension == "social_adequacy" and count_options(en.text) != count_options(zh.text):
+            report.add("alignment", "error", zh, f"{count_options(zh.text)} options, EN has {count_options(en.text)}")
+        words, chars = len(tokens(en.text, "en")), len(tokens(zh.text, "zh"))
+        if words:
+            ratio = chars / words
+            ratios.append(ratio)
+            low, high = t.length_ratio
+            if not low <= ratio <= high:
+                report.add("alignment", "warning", zh, f"{chars} Chinese characters for {words} English words "
+                           f"(ratio {ratio:.2f} outside {low}-{high}): check that both tell the same story")
+    ratios.sort()
+    report.figures["alignment"] = {"pairs": sum(1 for p in pairs.values() if len(p) == 2),
+                                   "unpaired": sum(1 for p in pairs.values() if len(p) == 1),
+                                   "zh_chars_per_en_word": {"min": round(ratios[0], 2), "median": round(ratios[len(ratios) // 2], 2),
+                                                            "max": round(ratios[-1], 2)} if ratios else None}
+
+
+def run(paths: Iterable[str | Path], authors: str | Path | None = None, thresholds: Thresholds = Thresholds(),
+        checks: Iterable[str] = CHECKS) -> Report:
+    """Validate FACET files (or folders of them) and return findings and figures."""
+    wanted = set(checks)
+    unknown = wanted - set(CHECKS)
+    if unknown:
+        raise ValueError(f"unknown checks {sorted(unknown)}; available: {', '.join(CHECKS)}")
+    files = collect_files(paths)
+    report = Report([str(f) for f in files])
+    items = load_items(files, report)
+    steps = {"leakage": check_leakage, "stage_directions": check_stage_directions, "proportions": check_proportions,
+             "predictive_ngrams": check_predictive_ngrams, "text_classifier": check_text_classifier,
+             "positions": check_positions, "near_duplicates": check_near_duplicates, "templates": check_templates,
+             "alignment": check_alignment}
+    for name in CHECKS:
+        if name in wanted and name in steps:
+            steps[name](items, report, thresholds)
+    if "authors_overlap" in wanted:
+        check_authors_overlap(items, Path(authors) if authors else None, report, thresholds)
+    report.figures = dict(report.figures)
+    return report
+
+
+def render(report: Report) -> str:
+    lines = [f"FACET validation of {len(report.files)} file(s)"]
+    for check, fig in report.figures.items():
+        lines.append(f"\n{check}:")
+        if isinstance(fig, dict):
+            for key, value in fig.items():
+                lines.append(f"  {key}: {value}")
+        else:
+            lines.append(f"  {fig}")
+    if report.findings:
+        lines.append("")
+        lines += [str(f) for f in report.findings]
+    errors, warnings = len(report.errors), len(report.findings) - len(report.errors)
+    lines.append(f"\n{errors} error(s), {warnings} warning(s)")
+    return "\n".join(lines)
