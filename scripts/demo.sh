@@ -70,7 +70,7 @@ echo "   contestants: the embedded model and two scripted stand-ins (echo: repea
 
 echo
 echo "== 3. where to look"
-echo "   leaderboard: $OUT/ratings/leaderboard.md (also .csv, .json); charts: $(ls "$OUT"/ratings/*.png 2>/dev/null | tr '\n' ' ')"
+echo "   leaderboard: $OUT/ratings/leaderboard.md (also .csv, .json); charts: $(ls "$OUT"/ratings/*.png "$OUT"/ratings/charts/*.png 2>/dev/null | tr '\n' ' ')"
 echo "   transcripts: $VENV/bin/inspect view --log-dir $OUT"
 echo "     objective/  each sample's prompt, the model's reply and the score's explanation (parsed answer, gold, rule)"
 echo "     judged/     each matchup's judge calls under its judge/order spans, the verdict and the length diagnostics"

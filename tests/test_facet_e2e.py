@@ -43,8 +43,8 @@ def test_correct_answers_score_one_in_both_languages(task: str, log_dir: str) ->
     log = run(task, "eq_evals/scripted-oracle", log_dir, language="all")
     assert log.status == "success"
     assert metric(log, "mean") == 1.0
-    assert metric(log, "language:en") == 1.0 and metric(log, "language:zh") == 1.0
-    assert metric(log, "language:en:stderr") == 0.0 and metric(log, "stderr") == 0.0
+    assert metric(log, "mean_en") == 1.0 and metric(log, "mean_zh") == 1.0
+    assert metric(log, "stderr_en") == 0.0 and metric(log, "stderr") == 0.0
     assert len(log.samples) == len(register_all()[task](language="all").dataset) >= 60
     sample = log.samples[0]
     score = sample.scores["facet_objective"]
@@ -57,7 +57,7 @@ def test_objective_battery_wrong_malformed_and_prose_answers(mode: str, expected
     assert log.status == "success"
     assert metric(log, "mean") == expected
     for dimension in ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"):
-        assert metric(log, f"en:{dimension}") == expected and metric(log, f"zh:{dimension}") == expected
+        assert metric(log, f"mean_en_{dimension}") == expected and metric(log, f"mean_zh_{dimension}") == expected
     if mode == "malformed":
         assert all(s.scores["facet_objective"].answer.startswith("(no ") for s in log.samples)
 
@@ -68,16 +68,16 @@ def test_half_right_answers_get_the_authors_half_credit(task: str, log_dir: str)
     expected = expected_half_credit(task)
     assert 0.0 < expected < 1.0
     assert metric(log, "mean") == pytest.approx(expected)
-    assert metric(log, "format:multi_select") == 0.5
+    assert metric(log, "mean_multi_select") == 0.5
 
 
 def test_objective_average_is_the_mean_of_dimension_accuracies_per_language(log_dir: str) -> None:
     log = run("facet_objective", "eq_evals/scripted-half", log_dir, language="all")
     for language in ("en", "zh"):
-        dims = [metric(log, f"{language}:{d}") for d in
+        dims = [metric(log, f"mean_{language}_{d}") for d in
                 ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition")]
-        assert metric(log, f"objective_average:{language}") == pytest.approx(sum(dims) / 5)
-    assert metric(log, "en:apparent_emotion:stderr") > 0  # half credit on some items only
+        assert metric(log, f"objective_average_{language}") == pytest.approx(sum(dims) / 5)
+    assert metric(log, "stderr_en_apparent_emotion") > 0  # half credit on some items only
     assert not any(name.startswith("dimension:") for name in
                    [s for sc in log.results.scores for s in sc.metrics]), "languages are never pooled per dimension"
 

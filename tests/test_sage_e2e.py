@@ -149,7 +149,7 @@ def test_metrics_breakdowns_and_leaderboard(log_dir: str, capsys: pytest.Capture
     run(log_dir, {"changes": -10}, model="eq_evals/scripted-malformed", limit=3)
     metrics = {name: m.value for s in good.results.scores for name, m in s.metrics.items()}
     assert metrics["mean"] == 100.0 and metrics["success_count"] == 4.0 and metrics["failure_count"] == 0.0
-    assert {"hidden_task_type:emotional", "personality:negative", "language:en", "language:zh"} <= set(metrics)
+    assert {"mean_emotional", "mean_negative", "mean_en", "mean_zh"} <= set(metrics)
 
     assert cli_main(["sage", "leaderboard", log_dir]) == 0
     table = capsys.readouterr().out.splitlines()

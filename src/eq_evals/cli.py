@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import warnings
 from collections import Counter
+from pathlib import Path
 
 from eq_evals.errors import EqEvalsError
 
@@ -75,10 +77,13 @@ def cmd_ratings(args: argparse.Namespace) -> int:
 
     result = run(args.logs, args.out, args.method, args.bootstrap, args.seed, progress=not args.quiet,
                  allow_mixed_datasets=args.allow_mixed_datasets, allow_partial=args.allow_partial)
-    print((__import__("pathlib").Path(args.out) / "leaderboard.md").read_text(encoding="utf-8"))
+    print((Path(args.out) / "leaderboard.md").read_text(encoding="utf-8"))
     for warning in result["warnings"]:
         print(f"eq-evals: {warning}", file=sys.stderr)
-    print(f"written: {args.out}/leaderboard.md, .csv, .json" + (", .png" if result["tables"] else ""))
+    out = Path(args.out)  # a Path, so --out ratings/ does not print ratings//leaderboard.md
+    charts = f"; charts: {out / 'leaderboard.png'} (overall) and {len(result['charts']) - 1} in {out / 'charts'}" \
+        if result.get("charts") else ""
+    print(f"written: {out / 'leaderboard.md'}, .csv, .json{charts}")
     return 0
 
 
@@ -86,6 +91,11 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     from eq_evals.agreement_cli import main as agreement_main
 
     return agreement_main(args.judgments, args.human, args.out, allow_partial=args.allow_partial)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """A warning on the command line is for the user: its message, not the Python file and source line."""
+    print(f"eq-evals: warning: {message}", file=file or sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     p_agree.set_defaults(func=cmd_agreement)
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return args.func(args)
     except EqEvalsError as ex:
         print(f"eq-evals: error: {ex}", file=sys.stderr)
         return 2

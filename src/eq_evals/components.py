@@ -59,13 +59,11 @@ def build_metric(entry: Any) -> Metric:
     if isinstance(entry, dict) and len(entry) == 1:
         [(name, args)] = entry.items()
         args = dict(args or {})
-        if name == "grouped":
-            inner, by, label = args.pop("metric", "mean"), args.pop("by", None), args.pop("label", None)
+        if name == "grouped":  # per-group values with readable names (mean_en, stderr_en): core.metrics.by_group
+            inner, by, label = args.pop("metric", "mean"), args.pop("by", None), args.pop("label", "")
             if inner not in METRICS or not by or args:
-                raise ValueError("grouped takes {metric: <name>, by: <metadata field>, label: <name prefix>}")
-            suffix = "" if inner in ("mean", "accuracy") else f":{inner}"  # e.g. language:en, language:en:stderr
-            prefix = f"{by if label is None else label}:" if (label is None or label) else ""
-            return grouped(METRICS[inner](), by, all=False, name_template=f"{prefix}{{group_name}}{suffix}")
+                raise ValueError("grouped takes {metric: <name>, by: <metadata field>, label: <name part>}")
+            return METRICS["by_group"](metric=inner, by=by, label=label or "")
         if name in METRICS:
             return METRICS[name](**args)
     raise ValueError(f"cannot read metric entry {entry!r}")

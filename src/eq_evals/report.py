@@ -32,6 +32,7 @@ from tqdm import tqdm
 
 from eq_evals.core.sources import mixed_versions
 from eq_evals import logcheck
+from eq_evals.core.metrics import metric_key
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import expand_log_paths
 from eq_evals.ratings.parallel import run_calls
@@ -97,6 +98,8 @@ class Collected:
     objective: dict[tuple[str, str, str], dict[tuple[str, int], tuple[str, int, float, dict]]] = field(
         default_factory=lambda: defaultdict(dict))
     objective_duplicates: int = 0
+    # (language, dimension) -> sample id -> sample metadata: the items the objective logs saw (reference rows)
+    objective_items: dict[tuple[str, str], dict[str, dict]] = field(default_factory=lambda: defaultdict(dict))
     sage_logs: list[str] = field(default_factory=list)
     heart_logs: list[str] = field(default_factory=list)
     partial_heart: list[str] = field(default_factory=list)  # HEART logs kept with --allow-partial
@@ -153,6 +156,7 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
                 md = s.metadata or {}
                 value = float(score.value) if isinstance(score.value, (int, float)) else float("nan")
                 entries = out.objective[(log.eval.model, md.get("language", "en"), md.get("dimension", task))]
+                out.objective_items[(md.get("language", "en"), md.get("dimension", task))][str(s.id)] = md
                 key, new = (str(s.id), int(s.epoch)), (log.stats.completed_at or log.eval.created or "", index, value, score.metadata or {})
                 if key in entries:
                     out.objective_duplicates += 1
@@ -314,6 +318,35 @@ def objective_rows(collected: Collected) -> dict[str, dict[str, dict[str, Any]]]
     return out
 
 
+REFERENCE_ROWS = {"chance": "reference: chance", "majority": "reference: majority"}
+
+
+def objective_reference(collected: Collected, notes: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """language -> {"reference: chance" | "reference: majority": {dimension: accuracy %, "objective_average"}}.
+
+    What a uniform random answer and the most frequent gold answer score on the items the logs hold
+    (``eq_evals.facet.baselines``, exact under the scorer's rules), so that a model's 0.0 (or 25.0) can be read.
+    Computed over the union of the items any model answered in that language and dimension."""
+    from eq_evals.facet.baselines import facet_baselines
+
+    metas = [m for items in collected.objective_items.values() for m in items.values()]
+    out: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: {label: {} for label in REFERENCE_ROWS.values()})
+    try:
+        rows = facet_baselines(metas)
+    except (KeyError, ValueError) as ex:  # items from another data release: no reference rather than a wrong one
+        notes.append(f"no chance/majority reference rows: the logs' item metadata lacks what they need ({ex!r})")
+        return {}
+    for row in rows:
+        for key, label in REFERENCE_ROWS.items():
+            out[row.language][label][row.dimension] = 100 * getattr(row, key)
+    for language, refs in out.items():
+        for values in refs.values():
+            present = [d for d in OBJECTIVE_DIMENSIONS if d in values]
+            values["objective_average"] = (sum(values[d] for d in present) / len(present)
+                                           if len(present) == len(OBJECTIVE_DIMENSIONS) else None)
+    return {lang: dict(refs) for lang, refs in out.items()}
+
+
 def crisis_matrices(collected: Collected) -> dict[str, dict[str, Any]]:
     """language -> model -> Crisis Recognition confusion matrix (gold x predicted level, plus unparsed) and the
     mean signed error, over every epoch's (de-duplicated) score (spec §2.2 REC)."""
@@ -400,7 +433,8 @@ DIMENSION_MEAN_LABEL = ("mean of dimension ratings (plain mean of the model's pe
 
 
 def render_markdown(method: str, tables: list[Table], judges: dict, objective: dict, gap: dict,
-                    sage: str | None, crisis: dict | None = None, notes: list[str] | None = None) -> str:
+                    sage: str | None, crisis: dict | None = None, notes: list[str] | None = None,
+                    reference: dict | None = None) -> str:
     lines = ["# eq-evals leaderboard", ""]
     if tables:
         lines += [f"Method: {METHODS[method]}. Ratings are comparable only within one table (same language, "
@@ -453,7 +487,15 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
                                f"{', '.join(v['missing_dimensions'])})")
                 name = f"{model} (partial)" if v.get("partial_run") else model
                 lines.append(f"| {name} | " + " | ".join(_fmt(v.get(d)) for d in dims) + f" | {average} |")
+            for label, v in sorted((reference or {}).get(language, {}).items()):
+                lines.append(f"| *{label}* | " + " | ".join(_fmt(v.get(d)) for d in dims)
+                             + f" | {_fmt(v.get('objective_average'))} |")
             lines.append("")
+        if reference:
+            lines += ["Reference rows (not models): *chance* is the expected accuracy of a uniformly random answer "
+                      "from the answer space each prompt offers, *majority* answers every item with the most "
+                      "frequent gold answer of its dimension, language and format; both exact, under the scorer's "
+                      "rules, over the items in these logs (`eq_evals.facet.baselines`).", ""]
     if crisis:
         lines += ["## Crisis Recognition confusion matrix (spec §2.2)", "",
                   "Rows: gold level; columns: predicted level, or unparsed; every epoch counted. Mean signed error ="
@@ -511,37 +553,89 @@ def rows_for_csv(tables: list[Table]) -> list[dict[str, Any]]:
     return rows
 
 
-def plot(tables: list[Table], path: Path, method: str) -> None:
+AXIS_LABELS: dict[str, str] = {
+    "bt": "Bradley-Terry rating (Elo scale), 95% bootstrap CI",
+    "trueskill": "TrueSkill \u03bc, \u00b12\u03c3",
+    "eqbench3": "TrueSkill \u03bc (EQ-Bench 3 mode), \u00b12\u03c3",
+    "elo": "Elo rating (no interval)",
+    "thurstone": "Thurstone-Mosteller rating (Elo scale), 95% bootstrap CI",
+}
+
+
+def _chart_limits(tables: list[Table]) -> tuple[float, float]:
+    """One x range for every chart of a run: the ratings of every table share the method's scale, so charts
+    side by side (or in a paper) can be compared by eye."""
+    values = [v for t in tables for r in t.ratings for v in (r.score, *_interval(r)) if v is not None]
+    lo, hi = min(values), max(values)
+    pad = max((hi - lo) * 0.06, 1.0)
+    return lo - pad, hi + pad
+
+
+def _chart_panel(ax: Any, table: Table, xlim: tuple[float, float], method: str, title: str) -> None:
+    """Models sorted best first (top), a point per rating and a thick 95% interval bar."""
+    rs = list(reversed(table.ratings))  # leaderboard order is best first; y grows upwards
+    ys = list(range(len(rs)))
+    lo_hi = [_interval(r) for r in rs]
+    err = [[r.score - (lo if lo is not None else r.score) for r, (lo, _) in zip(rs, lo_hi)],
+           [(hi if hi is not None else r.score) - r.score for r, (_, hi) in zip(rs, lo_hi)]]
+    ax.errorbar([r.score for r in rs], ys, xerr=err, fmt="o", color="#1f4e79", ecolor="#6fa8dc", elinewidth=4,
+                capsize=5, capthick=1.5, markersize=7, zorder=3)
+    for y, r in zip(ys, rs):
+        ax.annotate(f"{r.score:.0f}", (r.score, y), textcoords="offset points", xytext=(0, 7), ha="center",
+                    fontsize=8, color="#1f4e79")
+    ax.set_yticks(ys, [r.model.split("/")[-1] for r in rs], fontsize=9)
+    ax.set_ylim(-0.6, len(rs) - 0.4)
+    ax.set_xlim(*xlim)
+    ax.set_xlabel(AXIS_LABELS.get(method, method), fontsize=9)
+    ax.set_ylabel("model (best first)", fontsize=9)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(title + (" (partial logs)" if table.partial else ""), fontsize=10)
+
+
+def _chart_figure(panels: list[tuple[Table, str]], path: Path, method: str, xlim: tuple[float, float],
+                  suptitle: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    languages = sorted({t.language for t in tables})
-    dims = sorted({t.dimension for t in tables}, key=lambda d: (d == "overall", d))
-    n_models = max(len(t.ratings) for t in tables)
-    fig, axes = plt.subplots(len(languages), len(dims), squeeze=False,
-                             figsize=(3.6 * len(dims) + 1, 0.45 * n_models * len(languages) + 1.6))
-    for i, language in enumerate(languages):
-        for j, dim in enumerate(dims):
-            ax = axes[i][j]
-            table = next((t for t in tables if t.language == language and t.dimension == dim), None)
-            if table is None:
-                ax.axis("off")
-                continue
-            rs = list(reversed(table.ratings))
-            ys = range(len(rs))
-            lo_hi = [_interval(r) for r in rs]
-            err = [[r.score - (lo if lo is not None else r.score) for r, (lo, _) in zip(rs, lo_hi)],
-                   [(hi if hi is not None else r.score) - r.score for r, (_, hi) in zip(rs, lo_hi)]]
-            ax.errorbar([r.score for r in rs], list(ys), xerr=err, fmt="o", capsize=3)
-            ax.set_yticks(list(ys), [r.model.split("/")[-1] for r in rs], fontsize=8)
-            ax.set_title(f"{language} / {dim}", fontsize=9)
-            ax.tick_params(axis="x", labelsize=8)
-    fig.suptitle(f"eq-evals ratings: {METHODS[method]}", fontsize=10)
+    n_models = max(len(t.ratings) for t, _ in panels)
+    # 6.4 in wide (about 960 px at 150 dpi): a README column or one column of a two-column paper; panels stack
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False,
+                             figsize=(6.4, len(panels) * (0.42 * n_models + 1.3) + 0.5))
+    for ax, (table, title) in zip(axes[:, 0], panels):
+        _chart_panel(ax, table, xlim, method, title)
+    if suptitle:
+        import textwrap
+
+        fig.suptitle(textwrap.fill(suptitle, 80), fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=150)
     plt.close(fig)
+
+
+def plot(tables: list[Table], path: Path, method: str) -> list[Path]:
+    """Charts worth reading (issue 13): ``leaderboard.png`` is the overall figure (one panel per language: the
+    Overall table, or the only dimension rated), and ``charts/<language>_<dimension>.png`` one figure per
+    dimension and language. Every chart shares one x scale, sorts models best first, labels both axes and
+    draws the 95% intervals as thick bars. Returns the files written."""
+    xlim = _chart_limits(tables)
+    written = []
+    overall = []
+    for language in sorted({t.language for t in tables}):
+        mine = [t for t in tables if t.language == language]
+        top = next((t for t in mine if t.dimension == "overall"), None) or mine[0]
+        overall.append((top, f"{language} / {top.dimension} ({top.n_comparisons} comparisons)"))
+    _chart_figure(overall, path, method, xlim, f"Overall ratings: {METHODS[method]}")
+    written.append(path)
+    charts = path.parent / "charts"
+    charts.mkdir(exist_ok=True)
+    for t in tables:
+        file = charts / f"{metric_key(t.language, t.dimension)}.png"
+        _chart_figure([(t, f"{t.language} / {t.dimension} ({t.n_comparisons} comparisons)")], file, method, xlim,
+                      t.note)
+        written.append(file)
+    return written
 
 
 def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
@@ -556,9 +650,11 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
         judges[judge] = d
     objective = {lang: dict(models) for lang, models in objective_rows(collected).items()}
     crisis = crisis_matrices(collected)
+    reference_notes: list[str] = []
+    reference = objective_reference(collected, reference_notes) if objective else {}
     gap = gap_rows(subjective_overall(collected.comparisons), objective) if collected.comparisons and objective else {}
     mark_partial_gap(gap, collected)
-    notes = []
+    notes = list(reference_notes)
     unscored = {key: sum(1 for v in entries.values() if math.isnan(v[2]))
                 for key, entries in sorted(collected.objective.items())}
     if any(unscored.values()):  # left out of the accuracies above, never counted as wrong
@@ -590,7 +686,7 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     notes += [w.removeprefix("warning: ") for w in warnings]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    markdown = render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes)
+    markdown = render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes, reference)
     if heart_md:
         markdown += "\n## HEART (Bradley-Terry Elo, whatever --method; also heart_leaderboard.*)\n\n" + heart_md
     (out / "leaderboard.md").write_text(markdown, encoding="utf-8")
@@ -602,11 +698,11 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     (out / "leaderboard.csv").write_text(buffer.getvalue(), encoding="utf-8")
     result = {"method": method, "description": METHODS[method], "bootstrap_rounds": bootstrap if method in BOOTSTRAP_METHODS else 0,
               "tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL,
-              "judges": judges, "objective": objective, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
+              "judges": judges, "objective": objective, "objective_reference": reference, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
               "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
               "objective_notes": notes, "heart": heart, "warnings": warnings,
               "partial_logs": [i.as_dict() for i in collected.selection.partial]}
-    (out / "leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     if tables:
-        plot(tables, out / "leaderboard.png", method)
+        result["charts"] = [p.relative_to(out).as_posix() for p in plot(tables, out / "leaderboard.png", method)]
+    (out / "leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     return result

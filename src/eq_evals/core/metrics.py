@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, metric
@@ -19,11 +20,49 @@ def _mean_of_group_means(scores: list[SampleScore], by: str) -> float:
     return sum(means) / len(means) if means else math.nan
 
 
+def metric_key(*parts: Any) -> str:
+    """A metric name a user can read and type: the parts joined by ``_``, each reduced to letters, digits and
+    ``_`` (``("mean", "en:apparent_emotion")`` -> ``mean_en_apparent_emotion``). Inspect View and the terminal
+    summary show these names as they are (issue 13)."""
+    return "_".join(p for p in (re.sub(r"[^0-9A-Za-z]+", "_", str(part)).strip("_") for part in parts) if p)
+
+
+@metric
+def by_group(metric: str = "mean", by: str = "language", label: str = "") -> Metric:
+    """``metric`` (a catalogue metric with a single value: mean, stderr, accuracy, ...) per value of the sample
+    metadata field ``by``, named ``<metric>_<label>_<group>`` (``mean_en``, ``stderr_en``,
+    ``mean_single_select``; with ``label: dim``, ``mean_dim_en``). Replaces Inspect's ``grouped``, whose
+    results read ``grouped``, ``grouped2``, ... whenever no sample is scored. With no scored sample it reports
+    one NaN named ``<metric>_by_<by>`` (the summary's unscored count says why), never an empty row."""
+    from eq_evals.components import METRICS  # the catalogue imports this module's package lazily
+
+    if metric not in METRICS:
+        raise ValueError(f"by_group: unknown metric {metric!r}; available: {sorted(METRICS)}")
+    inner = METRICS[metric]()
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        if not scores:
+            return {metric_key(metric, "by", by): math.nan}
+        groups: dict[str, list[SampleScore]] = {}
+        for s in scores:
+            key = (s.sample_metadata or {}).get(by)
+            if key is None:
+                raise ValueError(f"sample {s.sample_id} has no metadata field {by!r} to group by")
+            groups.setdefault(str(key), []).append(s)
+        out: dict[str, float] = {}
+        for group, members in sorted(groups.items()):
+            value = inner(members)
+            out[metric_key(metric, label, group)] = float(value)  # type: ignore[arg-type]
+        return out
+
+    return compute
+
+
 @metric
 def mean_of_groups(by: str, per: str | None = None, name: str = "mean_of_groups") -> Metric:
     """Unweighted mean of per-group means, e.g. FACET's Objective Average: the mean of the five dimension
-    accuracies (spec §3.4). With ``per``, one value per value of that field (``objective_average:en``,
-    ``objective_average:zh``): the paper never pools languages."""
+    accuracies (spec §3.4). With ``per``, one value per value of that field (``objective_average_en``,
+    ``objective_average_zh``): the paper never pools languages."""
 
     def compute(scores: list[SampleScore]) -> float | dict[str, float]:
         if per is None:
@@ -31,7 +70,7 @@ def mean_of_groups(by: str, per: str | None = None, name: str = "mean_of_groups"
         split: dict[str, list[SampleScore]] = {}
         for s in scores:
             split.setdefault(str((s.sample_metadata or {}).get(per)), []).append(s)
-        return {f"{name}:{key}": _mean_of_group_means(group, by) for key, group in sorted(split.items())}
+        return {metric_key(name, key): _mean_of_group_means(group, by) for key, group in sorted(split.items())}
 
     return compute
 

@@ -9,6 +9,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value,
 from inspect_ai.solver import TaskState
 
 from eq_evals.components import register
+from eq_evals.core.metrics import metric_key
 from eq_evals.facet import answers
 from eq_evals.facet.scoring import RULES, rule_r1, rule_r2, rule_r3
 from eq_evals.resources import load_yaml
@@ -152,7 +153,7 @@ def crisis_confusion(metadatas: list[dict[str, Any] | None]) -> dict[str, Any]:
 def crisis_signed_error(by: str | None = "language") -> Metric:
     """Mean signed error (predicted - gold level) over the parsed crisis answers of every epoch (spec §2.2
     REC); > 0 means over-estimating risk (the conservative bias the paper reports). With ``by`` (default
-    ``language``) also one value per group, named ``<by>:<group>:signed_error``; groups with no parsed
+    ``language``) also one value per group, named ``signed_error_<group>``; groups with no parsed
     answer are left out. nan when no answer was parsed at all."""
 
     def compute(scores: list[SampleScore]) -> Value:
@@ -170,7 +171,7 @@ def crisis_signed_error(by: str | None = "language") -> Metric:
         for group, mds in sorted(groups.items()):
             value = crisis_confusion(mds)["mean_signed_error"]
             if value is not None:
-                out[f"{by}:{group}:signed_error"] = value
+                out[metric_key("signed_error", group)] = value
         return out
 
     return compute

@@ -63,12 +63,26 @@ def length_label(text: str, language: str, rubrics: dict[str, Any], unit: str = 
     return f"{n} words" if rubrics["length"][language]["unit"] == "words" else f"{n}字"
 
 
+_SPEAKER = re.compile(r"(?m)^\s*(User|Assistant|用户|助手)\s*[:：]\s*")
+
+
+def bare_user_input(text: str) -> str:
+    """The user's words without a lone speaker label: items written as one dialogue turn (``User: ...``,
+    ``用户：...``) would otherwise read "User input: User: ..." in the judge prompt (issue 13). A text with
+    several turns keeps its labels (they say who speaks)."""
+    labels = list(_SPEAKER.finditer(text))
+    if len(labels) == 1 and labels[0].start() == 0 and labels[0].group(1) in ("User", "用户"):
+        return text[labels[0].end():].strip()
+    return text
+
+
 def judge_prompt(rubrics: dict[str, Any], dimension: str, language: str, user_input: str,
                  response_a: str, response_b: str, unit: str = "native") -> str:
     spec = rubrics["dimensions"].get(dimension)
     if spec is None:
         raise EqEvalsError(f"no judge rubric for dimension {dimension!r}")
     text = {k: v[language] if isinstance(v, dict) else v for k, v in spec.items() if isinstance(v, (dict, str))}
+    user_input = bare_user_input(user_input)
     values = {
         "user_input": user_input, "response_a": response_a, "response_b": response_b,
         "length_a": length_label(response_a, language, rubrics, unit),
@@ -228,7 +242,7 @@ def pairwise_judge(rubrics: str, conflict_policy: str = "draw", attempts: int = 
             for first, second in ((a, b), (b, a)):
                 prompt = judge_prompt(rubric, md["dimension"], language, md["user_input"], texts[first],
                                       texts[second], length_unit)
-                async with span(f"{judge} judges {md['dimension']}: A={first}, B={second}"):
+                async with span(f"{judge} judges {md['dimension']}: A={first}, B={second}", type="judge"):
                     calls.append(await judge_once(judge, prompt, [first, second], attempts, config, language,
                                                   earlier, cache))
             if any(c.verdict is None for c in calls):

@@ -12,7 +12,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     rows = collect(args.logs, allow_partial=args.allow_partial)
     if not rows:
-        raise EqEvalsError("\n".join([f"no scored SAGE samples in {', '.join(args.logs)}", *rows.warnings]))
+        raise EqEvalsError("\n".join([f"no SAGE logs in {', '.join(args.logs)}", *rows.warnings]))
     if args.json:
         print(to_json(rows))
         for warning in rows.warnings:

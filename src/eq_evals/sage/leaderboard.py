@@ -36,6 +36,7 @@ class Row:
     aggregate: Aggregate
     settings: dict[str, Any] = field(default_factory=dict)
     partial: bool = False  # some dialogues come from a log that is not complete (allow_partial)
+    unscored_reasons: dict[str, int] = field(default_factory=dict)  # reason -> count (logcheck.unscored_reason)
 
 
 def _log_files(paths: Iterable[str]) -> list[str]:
@@ -128,25 +129,33 @@ def collect(paths: Iterable[str], allow_partial: bool = False) -> Rows:
     rows = []
     for key, group in groups.items():
         model, simulator, _, task = key[:4]
-        scored, unscored = [], 0
+        scored, unscored, reasons = [], 0, {}
         for _, sample in group["samples"].values():
             score = (sample.scores or {}).get("sage_scorer")
             if score is None or (isinstance(score.value, float) and math.isnan(score.value)):
                 unscored += 1
+                reason = logcheck.unscored_reason(score) if score is not None else "no sage_scorer score"
+                reasons[reason] = reasons.get(reason, 0) + 1
                 continue
             meta = score.metadata or {}
             scored.append({"emotion": float(score.value), **{k: meta.get(k) for k in (
                 "npc_turns", "hidden_task_type", "personality", "intention", "end_reason")}})
-        if not scored:
-            continue
-        agg = aggregate(scored)
+        if not scored:  # a row all the same, marked unscored: a run must never vanish from the table (issue 13)
+            warnings.append(f"warning: {model} with simulated user {simulator}: all {unscored} dialogue(s) unscored ("
+                            + "; ".join(f"{r} x{n}" for r, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
+                            + "); shown as an unscored row with no Sentient score")
+            agg = Aggregate(n=0, sentient=math.nan, ci_low=math.nan, ci_high=math.nan, success=0, failure=0,
+                            mean_turns=None, by_type={}, by_personality={}, by_intention={}, end_reasons={})
+        else:
+            agg = aggregate(scored)
         rows.append(Row(model=model, simulator=simulator, task=task, scenarios=group["scenarios"], n=agg.n,
                         unscored=unscored, sentient=agg.sentient, ci_low=agg.ci_low, ci_high=agg.ci_high,
                         success=agg.success, failure=agg.failure, mean_turns=agg.mean_turns,
                         rational=agg.by_type.get("rational"), emotional=agg.by_type.get("emotional"),
-                        logs=group["logs"], aggregate=agg, settings=group["settings"], partial=group["partial"]))
-    # Ties keep the order of appearance, as the paper ranks them (spec §4.2).
-    return Rows(sorted(rows, key=lambda r: -r.sentient), warnings)
+                        logs=group["logs"], aggregate=agg, settings=group["settings"], partial=group["partial"],
+                        unscored_reasons=reasons))
+    # Ties keep the order of appearance, as the paper ranks them (spec §4.2); unscored rows come last.
+    return Rows(sorted(rows, key=lambda r: (r.n == 0, -r.sentient if r.n else 0.0)), warnings)
 
 
 def _fmt(x: float | None, digits: int = 1) -> str:
@@ -163,7 +172,8 @@ def render(rows: list[Row]) -> str:
         header.append("Settings")
     table = [header]
     for i, r in enumerate(rows, start=1):
-        table.append([str(i), r.model + (" (partial)" if r.partial else ""), r.simulator, r.scenarios, str(r.n), _fmt(r.sentient), f"{_fmt(r.ci_low)}-{_fmt(r.ci_high)}",
+        mark = (" (partial)" if r.partial else "") + (" (unscored)" if r.n == 0 else "")
+        table.append([str(i) if r.n else "-", r.model + mark, r.simulator, r.scenarios, str(r.n), _fmt(r.sentient), f"{_fmt(r.ci_low)}-{_fmt(r.ci_high)}",
                       str(r.success), str(r.failure), str(r.unscored), _fmt(r.mean_turns, 2), _fmt(r.rational),
                       _fmt(r.emotional)] + ([" ".join(f"{k}={r.settings.get(k)}" for k in varying)] if varying else []))
     widths = [max(len(row[c]) for row in table) for c in range(len(header))]
@@ -187,7 +197,10 @@ def to_json(rows: list[Row]) -> str:
     out = []
     for i, r in enumerate(rows, start=1):
         d = asdict(r)
-        d["rank"] = i
+        d["rank"] = i if r.n else None
+        for k in ("sentient", "ci_low", "ci_high"):  # an unscored row has no score: null, not NaN
+            if isinstance(d[k], float) and math.isnan(d[k]):
+                d[k] = None
         agg = d.pop("aggregate")
         d.update(by_personality=agg["by_personality"], by_intention=agg["by_intention"], end_reasons=agg["end_reasons"])
         out.append(d)

@@ -1,0 +1,49 @@
+"""After an ``inspect eval`` of an eq_evals task, say how many samples were left unscored and why.
+
+Inspect's summary shows only metrics, and unscored samples never reach a metric: a run where every SAGE
+dialogue ended unscored showed ``mean nan`` and nothing else (issue 13). This hook prints, under the summary,
+one line per eq_evals log with unscored scores: the count, the reasons (``eq_evals.logcheck``, the same
+counting ``eq-evals doctor`` uses) and the command that lists them. Logs of other packages' tasks are left alone.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from inspect_ai.hooks import Hooks, RunEnd, hooks
+
+from eq_evals import logcheck
+
+
+def unscored_lines(log) -> list[str]:  # type: ignore[no-untyped-def]
+    """The summary lines for one log (empty when every score is a number or the log is not ours)."""
+    task = str(log.eval.task or "")
+    if not task.startswith("eq_evals/") or not any(s.unscored_samples for s in (log.results.scores if log.results else [])):
+        return []
+    if log.samples is None:  # the CLI hands hooks header-only logs: read the samples for their reasons
+        if not log.location:
+            return []
+        log = logcheck.read(log.location)
+    info = logcheck.check(log, log.location or None)
+    if not info.n_unscored:
+        return []
+    lines = []
+    for scorer in sorted({s for s, _ in info.unscored}):
+        reasons = [(reason, n) for (s, reason), n in sorted(info.unscored.items(), key=lambda kv: -kv[1]) if s == scorer]
+        total = sum(n for _, n in reasons)
+        lines.append(f"{task.removeprefix('eq_evals/')}: {scorer}: {total} unscored, {info.scored.get(scorer, 0)} scored "
+                     "(unscored samples are left out of every metric, never counted as 0)")
+        lines += [f"  unscored x{n}: {reason}" for reason, n in reasons[:5]]
+        if len(reasons) > 5:
+            lines.append(f"  ... {len(reasons) - 5} more reason(s)")
+    lines.append(f"  list them: eq-evals doctor {log.location}" if log.location else "  list them: eq-evals doctor LOG")
+    return lines
+
+
+@hooks(name="eq_evals_unscored_summary", description="after an eq_evals task, count unscored samples and their reasons")
+class UnscoredSummary(Hooks):
+    async def on_run_end(self, data: RunEnd) -> None:
+        for log in data.logs or []:
+            lines = unscored_lines(log)
+            if lines:
+                print("\n" + "\n".join(lines), file=sys.stderr)

@@ -1,0 +1,49 @@
+"""Every `<!-- example: no-keys -->` block in docs/*.md is a scripted workflow a user can run without API keys:
+run each command as written (inspect / eq-evals from this environment), in a fresh folder, in order."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BLOCK = re.compile(r"<!-- example: no-keys -->\n```bash\n(.*?)```", re.DOTALL)
+
+
+def examples() -> list[tuple[str, int, list[str]]]:
+    found = []
+    for doc in sorted((ROOT / "docs").glob("*.md")):
+        for i, block in enumerate(BLOCK.findall(doc.read_text(encoding="utf-8"))):
+            lines = [ln for ln in block.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+            found.append((doc.name, i, lines))
+    return found
+
+
+def test_the_documented_workflows_have_examples() -> None:
+    assert {name for name, _, _ in examples()} >= {"pairwise.md", "sage.md"}
+
+
+@pytest.mark.parametrize(("doc", "index", "commands"), examples(), ids=lambda x: x if isinstance(x, str) else None)
+def test_example_runs(doc: str, index: int, commands: list[str], tmp_path: Path) -> None:
+    bindir = Path(sys.executable).parent
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), HF_HUB_OFFLINE="1", INSPECT_LOG_DIR=str(tmp_path / "logs"))
+    for command in commands:
+        argv = shlex.split(command)
+        assert argv[0] in ("inspect", "eq-evals"), f"{doc}: unexpected command {command!r}"
+        argv[0] = str(bindir / argv[0])
+        done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{doc} example {index}: {command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        if argv[0].endswith("eq-evals"):
+            assert "error" not in done.stderr.lower(), done.stderr
+    if doc == "pairwise.md":
+        assert (tmp_path / "ratings" / "leaderboard.md").stat().st_size > 0
+        assert (tmp_path / "ratings" / "charts" / "en_expression_naturalness.png").exists()
+        assert "written: ratings/leaderboard.md" in done.stdout and "//" not in done.stdout  # --out ratings/
+    if doc == "sage.md":
+        assert "eq_evals/scripted-echo" in done.stdout
