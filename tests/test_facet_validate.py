@@ -201,7 +201,7 @@ def test_no_fixed_phrase_of_the_old_crisis_set_maps_onto_one_level() -> None:
     assert not levels[r"\bnot tried\b"] and not levels[r"\bno attempt\b"]
 
 
-@pytest.mark.parametrize("language", ["en"])
+@pytest.mark.parametrize("language", ["en", "zh"])
 def test_bundled_crisis_set_has_no_lexical_shortcut(language: str) -> None:
     """Issue 11: no n-gram predicts a crisis level and a text-only naive Bayes stays within the margin of the
     majority class, at the default thresholds, without padding sentences (the level turns on how the CASE cues
