@@ -204,8 +204,7 @@ def test_no_fixed_phrase_of_the_old_crisis_set_maps_onto_one_level() -> None:
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_bundled_crisis_set_has_no_lexical_shortcut(language: str) -> None:
     """Issue 11: no n-gram predicts a crisis level and a text-only naive Bayes stays within the margin of the
-    majority class, at the default thresholds, without padding sentences (the level turns on how the CASE cues
-    combine, not on wording)."""
+    majority class, at the default thresholds (the level turns on how the CASE cues combine, not on wording)."""
     report = run([DATA / "crisis.jsonl"], checks=["predictive_ngrams", "text_classifier"])
     mine = [f for f in report.errors if f"({language})" in f.message]
     assert not mine, "\n".join(map(str, mine))
