@@ -186,20 +186,31 @@ def test_bundled_crisis_and_social_sets_have_the_papers_size_and_balance() -> No
 
 def test_no_fixed_phrase_of_the_old_crisis_set_maps_onto_one_level() -> None:
     """The phrases the issue found ("no date" only in Level 3, 没(有)定 only in 三级, "not tried / no attempt" only in
-    Level 4) no longer single out a level, and every level mentions a decision and the attempt history."""
+    Level 4) no longer single out a level."""
     import re
     from collections import defaultdict
 
     levels: dict[str, set] = defaultdict(set)
     for line in (DATA / "crisis.jsonl").read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
-        for pattern in (r"\bno date\b", r"没有?定", r"\bnot tried\b", r"\bno attempt\b", r"\bdecided\b", r"决定", r"尝试"):
+        for pattern in (r"\bno date\b", r"没有?定", r"\bnot tried\b", r"\bno attempt\b"):
             if re.search(pattern, record["input"]):
                 levels[pattern].add(record["answer"])
     for pattern in (r"\bno date\b", r"没有?定"):
         assert len(levels[pattern]) != 1, pattern
     assert not levels[r"\bnot tried\b"] and not levels[r"\bno attempt\b"]
-    assert len(levels[r"\bdecided\b"]) == 5 and len(levels["决定"]) == 5 and len(levels["尝试"]) == 5
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_bundled_crisis_set_has_no_lexical_shortcut(language: str) -> None:
+    """Issue 11: no n-gram predicts a crisis level and a text-only naive Bayes stays within the margin of the
+    majority class, at the default thresholds (the level turns on how the CASE cues combine, not on wording)."""
+    report = run([DATA / "crisis.jsonl"], checks=["predictive_ngrams", "text_classifier"])
+    mine = [f for f in report.errors if f"({language})" in f.message]
+    assert not mine, "\n".join(map(str, mine))
+    fig = report.figures["text_classifier"][f"crisis_recognition:{language}"]
+    assert fig["items"] == 60 and fig["accuracy"] <= fig["majority"] + Thresholds().margin
+    assert report.figures["predictive_ngrams"][f"crisis_recognition:{language}"]["flagged"] == 0
 
 
 def test_bundled_social_set_passes_every_check() -> None:
