@@ -15,7 +15,7 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Callable
 
 from inspect_ai.model import (
     ChatMessage,
@@ -136,20 +136,42 @@ RETRY_NOTE = {
 }
 
 
+async def ask_until_parsed(model: Model, messages: list[ChatMessage], parse: Callable[[str], Any], attempts: int,
+                           config: GenerateConfig, note: str) -> tuple[Any, int, list[str], str | None]:
+    """Call ``model`` until ``parse(reply)`` succeeds (it raises ValueError otherwise), at most ``attempts``
+    times; after an unreadable reply the conversation continues with that reply and the correction ``note``.
+    Returns (parsed value or None, attempts used, every reply, the last parse problem or None)."""
+    replies: list[str] = []
+    messages = list(messages)
+    problem: str | None = None
+    for attempt in range(1, attempts + 1):
+        output = await model.generate(messages, config=config)
+        reply = output.completion
+        replies.append(reply)
+        try:
+            return parse(reply), attempt, replies, None
+        except ValueError as ex:
+            problem = str(ex)
+        messages += [ChatMessageAssistant(content=reply), ChatMessageUser(content=note)]
+    return None, attempts, replies, problem
+
+
+def _verdict_or_fail(reply: str) -> Verdict:
+    verdict = parse_verdict(reply)
+    if verdict.winner is None:
+        raise ValueError("no verdict")
+    return verdict
+
+
 async def judge_once(judge: Model, prompt: str, order: list[str], attempts: int, config: GenerateConfig,
                      language: str = "en") -> Call:
     """One judge call, retried with a correction note when the verdict cannot be parsed."""
-    replies: list[str] = []
-    messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
-    for attempt in range(1, attempts + 1):
-        output = await judge.generate(messages, config=config)
-        reply = output.completion
-        replies.append(reply)
-        messages += [ChatMessageAssistant(content=reply), ChatMessageUser(content=RETRY_NOTE.get(language, RETRY_NOTE["en"]))]
-        verdict = parse_verdict(reply)
-        if verdict.winner is not None:
-            winner = order[0] if verdict.winner == "A" else order[1]
-            return Call(order, f"{verdict.winner}{'+' * verdict.margin}", winner, verdict.margin, attempt, reply)
+    verdict, attempt, replies, _ = await ask_until_parsed(
+        judge, [ChatMessageUser(content=prompt)], _verdict_or_fail, attempts, config,
+        RETRY_NOTE.get(language, RETRY_NOTE["en"]))
+    if verdict is not None:
+        winner = order[0] if verdict.winner == "A" else order[1]
+        return Call(order, f"{verdict.winner}{'+' * verdict.margin}", winner, verdict.margin, attempt, replies[-1])
     return Call(order, None, None, 0, attempts, "\n---\n".join(replies))
 
 
