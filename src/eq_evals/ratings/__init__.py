@@ -31,6 +31,7 @@ from .pairing import (
     round_robin,
     run_facet_pairing,
 )
+from .thurstone import ELO_K, fit_thurstone, thurstone_elo, thurstone_mosteller
 from .trueskill_ratings import (
     EQBENCH3_ANCHORS,
     eqbench3_bin,
@@ -54,4 +55,6 @@ __all__ = [
     "run_facet_pairing", "active_pairs", "active_state", "ActiveState",
     "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "percent_agreement", "stability",
     "zscores", "delta_z", "profile", "profiles", "GapRow",
+    "thurstone_mosteller", "fit_thurstone", "thurstone_elo", "ELO_K",
 ]
+# Causal-PACE lives in its own module: ``from eq_evals.ratings.causal_pace import ...``
