@@ -27,7 +27,7 @@ from inspect_ai.util import span
 
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.judge import ask_until_parsed
-from eq_evals.ratings.causal_pace import DIMENSIONS, PAPER_WEIGHTS, composite_eq, normalize
+from eq_evals.ratings.causal_pace import DIMENSIONS, composite_eq, normalize, resolve_weights
 from eq_evals.resources import load_yaml
 
 BOARD_FILE = "pace/board.yaml"
@@ -153,32 +153,6 @@ def dropped(drop: str | None) -> list[str]:
     return sorted(set(out), key=DIMENSIONS.index)
 
 
-def read_weights_file(path: str) -> dict[str, float]:
-    """A weights file written by ``eq-evals pace weights`` (or any JSON with the four weights at the top level or
-    under "normalized"/"weights")."""
-    file = Path(path).expanduser()
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise EqEvalsError(f"-T weights={path}: the file does not exist (expected paper, equal or a JSON file "
-                           "written by eq-evals pace weights)") from None
-    except json.JSONDecodeError as ex:
-        raise EqEvalsError(f"-T weights={path}: invalid JSON at line {ex.lineno}: {ex.msg}") from None
-    for key in ("normalized", "weights"):
-        if isinstance(data, dict) and isinstance(data.get(key), dict):
-            data = data[key]
-            break
-    if not isinstance(data, dict) or set(data) != set(DIMENSIONS):
-        raise EqEvalsError(f"-T weights={path}: expected the weights of {', '.join(DIMENSIONS)}, got "
-                           f"{sorted(data) if isinstance(data, dict) else type(data).__name__}")
-    weights = {}
-    for k, v in data.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or math.isnan(v):
-            raise EqEvalsError(f"-T weights={path}: weight {k} must be a non-negative number, got {v!r}")
-        weights[k] = float(v)
-    return weights
-
-
 def board_weights(weights: str = "paper", drop: str | None = None) -> tuple[dict[str, float], str]:
     """The Chief Arbitrator's weights W̄ over the agents on the board, renormalised, and their source.
 
@@ -186,12 +160,12 @@ def board_weights(weights: str = "paper", drop: str | None = None) -> tuple[dict
     project's reading of the "w/o CA" ablation of Table 2, spec §9 item 15); a file: fitted weights.
     ``drop`` removes agents ("w/o PA" etc.) and renormalises the rest.
     """
-    if weights == "paper":
-        raw, source = dict(PAPER_WEIGHTS), "paper"
-    elif weights == "equal":
-        raw, source = {d: 1.0 for d in DIMENSIONS}, "equal"
-    else:
-        raw, source = read_weights_file(weights), f"file:{Path(weights).name}"
+    try:
+        raw, source = resolve_weights(weights)
+    except (ValueError, TypeError) as ex:
+        raise EqEvalsError(f"-T weights={weights}: expected paper, equal or a JSON file written by "
+                           f"eq-evals pace weights: {ex}") from None
+    source = source if weights in ("paper", "equal") else f"{source}:{Path(weights).name}"
     out = {d: raw[d] for d in DIMENSIONS if d not in dropped(drop)}
     if sum(out.values()) <= 0:
         raise EqEvalsError(f"weights {weights} give the agents on the board a total weight of 0")
@@ -279,7 +253,12 @@ def agent_messages(board: dict, dim: str, language: str, user: str, texts: dict[
 async def call(model: Model, messages: list, parse: Callable[[str], Any], attempts: int, note: str, *,
                dimension: str, agent: str, role: str, title: str) -> Report:
     async with span(title):
-        result, used, replies, problem = await ask_until_parsed(model, messages, parse, attempts, JUDGE_CONFIG, note)
+        try:
+            result, used, replies, problem = await ask_until_parsed(model, messages, parse, attempts, JUDGE_CONFIG,
+                                                                    note)
+        except Exception as ex:  # noqa: BLE001 - a judge that errors (after Inspect's own retries) leaves
+            # its dimension missing with the reason; the other agents' results are kept
+            return Report(dimension, agent, role, str(model), None, 1, f"the judge call failed: {ex}", [])
     if result is None:
         problem = f"unparseable after {used} attempt(s): {problem}"
     return Report(dimension, agent, role, str(model), result, used, problem, replies)

@@ -158,6 +158,11 @@ def normalise(record: Any, file: str, row: str, index: int, fields: dict[str, st
         value = _get(record, field, fields)
         if value not in (None, ""):
             out[field] = value
+    # other fields of the row (e.g. focus_dimension, low_eq_anchor) are kept as metadata under their own names
+    used = {fields.get(f, f) for f in CANONICAL + BATTLE_FIELDS}
+    for key, value in record.items():
+        if key not in used and key not in out and key not in ("language", "judge_dimensions"):
+            out[key] = value
     return out
 
 

@@ -68,7 +68,10 @@ def pace_means() -> Metric:
         out: dict[str, float] = {}
         for key in (*DIMENSIONS, "eq"):
             values = [float(v[key]) for v, _ in rows if v.get(key) is not None]
-            out[key] = sum(values) / len(values) if values else math.nan
+            if values:  # a dimension no sample has is left out (never reported as 0)
+                out[key] = sum(values) / len(values)
+            if len(values) < len(rows):
+                out[f"missing_{key}"] = float(len(rows) - len(values))
         eqs = [float(v["eq"]) for v, _ in rows]
         if len(eqs) > 1:
             m = sum(eqs) / len(eqs)
