@@ -78,12 +78,16 @@ def main(argv: list[str] | None = None) -> int:
     from eq_evals.sage.cli import register as register_sage  # the `eq-evals sage ...` group
 
     register_sage(sub)
+    from eq_evals.pace.cli import register as register_pace  # the `eq-evals pace ...` group
+
+    register_pace(sub)
     p_rate = sub.add_parser("ratings", help="leaderboards (Markdown, CSV, JSON, PNG) from judgment, objective and SAGE logs")
     p_rate.add_argument("logs", nargs="+", help="log files or folders")
-    p_rate.add_argument("--method", default="bt", choices=["bt", "trueskill", "eqbench3", "elo"],
+    p_rate.add_argument("--method", default="bt", choices=["bt", "trueskill", "eqbench3", "elo", "thurstone"],
                         help="bt: Bradley-Terry with bootstrap CIs (default); trueskill: FACET's TrueSkill; "
-                             "eqbench3: EQ-Bench 3's TrueSkill mode; elo: plain Elo")
-    p_rate.add_argument("--bootstrap", type=int, default=1000, help="bootstrap rounds for bt (default 1000)")
+                             "eqbench3: EQ-Bench 3's TrueSkill mode; elo: plain Elo; thurstone: "
+                             "Thurstone-Mosteller (PACE) with bootstrap CIs")
+    p_rate.add_argument("--bootstrap", type=int, default=1000, help="bootstrap rounds for bt and thurstone (default 1000)")
     p_rate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p_rate.add_argument("--out", default="ratings", help="output folder (default: ./ratings)")
     p_rate.add_argument("--quiet", action="store_true", help="no progress bars")

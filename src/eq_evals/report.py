@@ -12,7 +12,8 @@ rating its own model family) accompany every judged leaderboard.
 
 Methods (see docs/ratings.md): ``bt`` (default; Bradley-Terry on margin pseudo-wins with an item-level
 bootstrap for 95% intervals), ``trueskill`` (FACET's exact procedure), ``eqbench3`` (EQ-Bench 3's
-margin-to-update TrueSkill), ``elo``.
+margin-to-update TrueSkill), ``elo``, ``thurstone`` (Thurstone-Mosteller probit MLE on an Elo display, as PACE ranks
+models, with the same item bootstrap).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from eq_evals.ratings import (
     delta_z,
     elo,
     leaderboard,
+    thurstone_mosteller,
     profile,
     trueskill_eqbench3,
     trueskill_facet,
@@ -59,7 +61,9 @@ METHODS: dict[str, str] = {
     "trueskill": "TrueSkill as FACET rates (mu, +-2 sigma)",
     "eqbench3": "TrueSkill, EQ-Bench 3 margin-to-update mode (mu, +-2 sigma)",
     "elo": "Elo (sequential, K=32)",
+    "thurstone": "Thurstone-Mosteller (probit MLE, Elo display 1000 + 295.67 (mu - mean), item bootstrap 95% CI)",
 }
+BOOTSTRAP_METHODS = ("bt", "thurstone")
 
 
 @dataclass
@@ -182,6 +186,8 @@ def rate(comparisons: list[Comparison], method: str, bootstrap: int, seed: int) 
         return trueskill_eqbench3(comparisons)
     if method == "elo":
         return elo(comparisons)
+    if method == "thurstone":
+        return thurstone_mosteller(comparisons, bootstrap_rounds=bootstrap, seed=seed)
     raise EqEvalsError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
 
 
@@ -507,7 +513,7 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     writer.writeheader()
     writer.writerows(rows)
     (out / "leaderboard.csv").write_text(buffer.getvalue(), encoding="utf-8")
-    result = {"method": method, "description": METHODS[method], "bootstrap_rounds": bootstrap if method == "bt" else 0,
+    result = {"method": method, "description": METHODS[method], "bootstrap_rounds": bootstrap if method in BOOTSTRAP_METHODS else 0,
               "tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL,
               "judges": judges, "objective": objective, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
               "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
