@@ -96,6 +96,7 @@ class Collected:
         default_factory=lambda: defaultdict(dict))
     objective_duplicates: int = 0
     sage_logs: list[str] = field(default_factory=list)
+    pace_logs: list[str] = field(default_factory=list)
     judged_models: set[str] = field(default_factory=set)
 
 
@@ -120,7 +121,17 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
         if task == "sage":
             out.sage_logs.append(path)
             continue
+        if task == "pace":  # pointwise PACE: composite EQ leaderboard (eq_evals.pace.leaderboard)
+            out.pace_logs.append(path)
+            continue
         log = _read(path)
+        if task == "pace_pairwise":  # PACE-AB battles: the board's verdicts as comparisons
+            from eq_evals.pace.logs import battle_comparisons
+
+            comps = battle_comparisons(log, path)
+            out.comparisons += comps
+            out.judged_models |= {m for c in comps for m in (c.model_a, c.model_b)}
+            continue
         if task in OBJECTIVE_TASKS:
             for s in log.samples or []:
                 score = (s.scores or {}).get("facet_objective")
@@ -166,7 +177,7 @@ def collect(paths: Iterable[str], progress: bool = True) -> Collected:
                     stats.decisive += 1
                     stats.longer_wins += int(comp.winner == longer)
     if unknown:
-        raise EqEvalsError("these logs are neither judgment logs (eq_evals/facet_pairwise), FACET objective logs "
+        raise EqEvalsError("these logs are neither judgment logs (eq_evals/facet_pairwise, eq_evals/pace_pairwise), FACET objective logs, PACE logs "
                            "nor SAGE logs, so they cannot be rated: " + "; ".join(unknown))
     return out
 
@@ -341,7 +352,8 @@ DIMENSION_MEAN_LABEL = ("mean of dimension ratings (plain mean of the model's pe
 
 
 def render_markdown(method: str, tables: list[Table], judges: dict, objective: dict, gap: dict,
-                    sage: str | None, crisis: dict | None = None, notes: list[str] | None = None) -> str:
+                    sage: str | None, crisis: dict | None = None, notes: list[str] | None = None,
+                    pace: str | None = None) -> str:
     lines = ["# eq-evals leaderboard", ""]
     if tables:
         lines += [f"Method: {METHODS[method]}. Ratings are comparable only within one table (same language, "
@@ -427,6 +439,8 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
         lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
     if sage:
         lines += ["## SAGE", "", sage, ""]
+    if pace:
+        lines += ["## PACE composite EQ", "", pace, ""]
     return "\n".join(lines)
 
 
@@ -502,11 +516,17 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
 
         rows = sage_lb.collect(collected.sage_logs)
         sage_md, sage_rows = sage_lb.render(rows), json.loads(sage_lb.to_json(rows))
-    if not (tables or objective or sage_rows or crisis):
+    pace_md, pace_rows = None, None
+    if collected.pace_logs:
+        from eq_evals.pace import leaderboard as pace_lb
+
+        pace_rows = pace_lb.collect(collected.pace_logs, bootstrap, seed)
+        pace_md = pace_lb.render(pace_rows)
+    if not (tables or objective or sage_rows or crisis or pace_rows):
         raise EqEvalsError("nothing to rate: the logs hold no judged comparisons, objective scores or SAGE samples")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "leaderboard.md").write_text(render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes), encoding="utf-8")
+    (out / "leaderboard.md").write_text(render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes, pace_md), encoding="utf-8")
     rows = rows_for_csv(tables)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["language", "dimension", "model"])
@@ -515,7 +535,7 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     (out / "leaderboard.csv").write_text(buffer.getvalue(), encoding="utf-8")
     result = {"method": method, "description": METHODS[method], "bootstrap_rounds": bootstrap if method in BOOTSTRAP_METHODS else 0,
               "tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL,
-              "judges": judges, "objective": objective, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
+              "judges": judges, "objective": objective, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows, "pace": pace_rows,
               "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
               "objective_notes": notes}
     (out / "leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")

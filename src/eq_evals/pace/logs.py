@@ -36,6 +36,13 @@ def _logs(logs: str | Iterable[str] | Iterable[EvalLog]) -> list[tuple[str, Eval
     return out
 
 
+def _number(x: Any) -> float | None:
+    """A present score, or None for a missing one (stored as null, or NaN before serialisation)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        return None
+    return float(x)
+
+
 def records_from_log(log: EvalLog, where: str = "", scorer: str = POINTWISE_SCORER) -> list[DimRecord]:
     """One DimRecord per scored sample and epoch of a pointwise ``pace`` log (missing dimensions are NaN;
     unscored samples are left out)."""
@@ -45,9 +52,10 @@ def records_from_log(log: EvalLog, where: str = "", scorer: str = POINTWISE_SCOR
     out = []
     for s in log.samples or []:
         score = (s.scores or {}).get(scorer)
-        if score is None or not isinstance(score.value, dict) or score.value.get("eq") is None:
+        if score is None or not isinstance(score.value, dict) or _number(score.value.get("eq")) is None:
             continue
-        scores = {d: float(score.value[d]) if score.value.get(d) is not None else math.nan for d in DIMENSIONS}
+        scores = {d: _number(score.value.get(d)) for d in DIMENSIONS}
+        scores = {d: math.nan if v is None else v for d, v in scores.items()}
         md = s.metadata or {}
         out.append(DimRecord(model=log.eval.model, sample_id=str(s.id), epoch=int(s.epoch), scores=scores,
                              lang=md.get("language"), scenario=md.get("scenario")))
@@ -135,3 +143,14 @@ def weight_rows_from_logs(logs: str | Iterable[str] | Iterable[EvalLog], *, thre
         raise EqEvalsError("no battle with an overall judgement and all four dimension scores: nothing to fit"
                            + (f" ({dict(skipped)})" if skipped else ""))
     return rows, dict(skipped)
+
+
+def observations_from_logs(paths: Iterable[str], *, y: str = "Y", threshold: float = 6.0) -> list[dict[str, Any]]:
+    """``eq-evals pace weights LOGS``: the rows of ``weight_rows_from_logs`` with the outcome column named ``y``
+    (battles left out are reported on stderr)."""
+    import sys
+
+    rows, skipped = weight_rows_from_logs(list(paths), threshold=threshold)
+    if skipped:
+        print(f"PACE logs: battles/responses left out: {skipped}", file=sys.stderr)
+    return [{**{k: v for k, v in r.items() if k != "Y"}, y: r["Y"]} for r in rows]

@@ -56,6 +56,10 @@ def _weights_note(used: dict[str, float], missing: list[str]) -> str:
     return text
 
 
+def _present(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
 @metric
 def pace_means() -> Metric:
     """Mean P, A, C, E and composite EQ over the scored samples, each over the samples where it is present
@@ -64,10 +68,10 @@ def pace_means() -> Metric:
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         rows = [(s.score.value, (s.sample_metadata or {}).get("language")) for s in scores
-                if isinstance(s.score.value, dict) and s.score.value.get("eq") is not None]
+                if isinstance(s.score.value, dict) and _present(s.score.value.get("eq"))]
         out: dict[str, float] = {}
         for key in (*DIMENSIONS, "eq"):
-            values = [float(v[key]) for v, _ in rows if v.get(key) is not None]
+            values = [float(v[key]) for v, _ in rows if _present(v.get(key))]
             if values:  # a dimension no sample has is left out (never reported as 0)
                 out[key] = sum(values) / len(values)
             if len(values) < len(rows):
@@ -135,7 +139,9 @@ def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "
             else:
                 ca_line += f". The LLM arbitrator's reply was unreadable ({ca.problem}); the weighted sum is used"
         lines.append(ca_line)
-        value: dict[str, Any] = {d: scores.get(d) for d in DIMENSIONS}
+        # a missing dimension is NaN in the value (Inspect's epoch reducer would turn None into 0); the metric
+        # leaves it out and the log stores it as null
+        value: dict[str, Any] = {d: math.nan if scores.get(d) is None else scores[d] for d in DIMENSIONS}
         value["eq"] = eq
         return Score(value=value, answer=f"EQ {eq:.2f}", explanation="\n".join(lines), metadata=metadata)
 
