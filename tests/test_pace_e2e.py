@@ -202,3 +202,19 @@ def test_weights_from_battle_logs_and_refusals(generations: Path, battles: Path,
                            task_args={"logs": str(generations)}, log_dir=str(tmp_path), display="none")
     with pytest.raises(EqEvalsError, match="circular"):
         weight_rows_from_logs(plain.location)
+
+
+def test_eq_evals_pace_weights_reads_battle_logs_and_refuses_pointwise(generations: Path, battles: Path,
+                                                                        tmp_path: Path, capsys) -> None:
+    from eq_evals.cli import main
+    from eq_evals.pace.board import board_weights
+
+    out = tmp_path / "weights.json"
+    battle_logs = [str(p) for p in battles.glob("*.eval")]
+    assert main(["pace", "weights", *battle_logs, "--bootstrap", "0", "--out", str(out)]) == 0
+    fitted = json.loads(out.read_text())
+    assert fitted["n_records"] == 8 and fitted["source"] == "estimated"
+    weights, source = board_weights(str(out))  # the file is accepted by -T weights=FILE
+    assert sum(weights.values()) == pytest.approx(1.0) and source.startswith("estimated:")
+    assert main(["pace", "weights", *[str(p) for p in generations.glob("*.eval")], "--bootstrap", "0"]) == 2
+    assert "no overall preference" in capsys.readouterr().err
