@@ -218,3 +218,19 @@ def test_eq_evals_pace_weights_reads_battle_logs_and_refuses_pointwise(generatio
     assert sum(weights.values()) == pytest.approx(1.0) and source.startswith("estimated:")
     assert main(["pace", "weights", *[str(p) for p in generations.glob("*.eval")], "--bootstrap", "0"]) == 2
     assert "no overall preference" in capsys.readouterr().err
+
+
+def test_failing_agent_leaves_its_dimension_missing_with_the_error(tmp_path: Path) -> None:
+    [log] = pointwise(tmp_path, models=MODELS[:1], roles={"grader": AGENT, "pace_gs": "eq_evals/scripted-fail"})
+    assert log.status == "success", log.error
+    score = log.samples[0].scores["pace_board"]
+    assert missing(score.value["E"]) and score.value["eq"] is not None
+    assert "Guidance Strategist (E): missing: the judge call failed" in score.explanation
+
+
+def test_battles_without_a_judge_stop_before_any_call(generations: Path, tmp_path: Path) -> None:
+    [log] = inspect_eval("eq_evals/pace_pairwise", model=None, task_args={"logs": str(generations), "overall": True},
+                         model_roles={"pace_pa": AGENT, "pace_aa": AGENT, "pace_cg": AGENT, "pace_gs": AGENT},
+                         log_dir=str(tmp_path), display="none")
+    assert log.status == "error" and "pace_overall" in log.error.message
+    assert not [e for s in log.samples or [] for e in s.events if e.event == "model"]
