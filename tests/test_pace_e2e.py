@@ -234,3 +234,15 @@ def test_battles_without_a_judge_stop_before_any_call(generations: Path, tmp_pat
                          log_dir=str(tmp_path), display="none")
     assert log.status == "error" and "pace_overall" in log.error.message
     assert not [e for s in log.samples or [] for e in s.events if e.event == "model"]
+
+
+def test_battles_with_the_llm_arbitrator(generations: Path, tmp_path: Path) -> None:
+    [log] = inspect_eval("eq_evals/pace_pairwise", model=None, model_roles={"grader": AGENT},
+                         task_args={"logs": str(generations), "ca_mode": "llm", "language": "en"},
+                         log_dir=str(tmp_path), display="none")
+    assert log.status == "success", log.error
+    for s in log.samples:
+        md = s.scores["pace_battle"].metadata
+        assert set(md["arbitrator"]) == {md["model_a"], md["model_b"]}
+        for m in md["arbitrator"]:  # the scripted arbitrator confirms the weighted sum it is shown
+            assert md["eq"][m] == pytest.approx(md["eq_formula"][m], abs=1e-3)
