@@ -26,6 +26,7 @@ from eq_evals.ratings.causal_pace import (
     normalize,
     resolve_weights,
     score_models,
+    battles_from_records,
 )
 
 # spec §4.9.2: (P, A, C, E) -> (n_Y0, n_Y1), exact expected counts of a known SCM (N = 1600)
@@ -352,3 +353,69 @@ def test_score_models_bootstrap() -> None:
     assert grouped["en"]["m"].eq == pytest.approx(7.681682, abs=1e-6) and grouped["zh"]["m"].group == "zh"
     with pytest.raises(ValueError, match="outside"):
         score_models([DimRecord("m", "a", 0, {"P": 12})])
+
+
+def test_zero_count_rows_are_no_rows() -> None:
+    rows = count_rows() + [dict(P=2, A=0, C=0, E=0, Y=0, count=0)]
+    assert estimate_weights(rows).raw == pytest.approx(estimate_weights(count_rows()).raw, abs=1e-15)
+
+
+def test_battles_from_pointwise_records_feed_thurstone() -> None:
+    from eq_evals.ratings import thurstone_mosteller
+
+    recs = [DimRecord("good", f"s{i}", 0, {"P": 8, "A": 7, "C": 8, "E": 8}) for i in range(6)]
+    recs += [DimRecord("poor", f"s{i}", 0, {d: 9 if i == 0 else 4 for d in DIMENSIONS}, lang="zh") for i in range(6)]
+    recs += [DimRecord("same", f"s{i}", 0, {"P": 8, "A": 7, "C": 8, "E": 8}) for i in range(3)]
+    battles = battles_from_records(recs)
+    by_pair = {}
+    for c in battles:
+        by_pair.setdefault((c.model_a, c.model_b), []).append(c.outcome)
+    assert by_pair[("good", "poor")] == [0.0] + [1.0] * 5  # on s0 poor scores 9 everywhere and wins
+    assert by_pair[("good", "same")] == [0.5] * 3  # equal composites draw
+    assert all(c.margin == (0 if c.outcome == 0.5 else 1) and c.dimension == "eq" for c in battles)
+    assert len(battles_from_records(recs, tie_margin=10.0)) == len(battles)
+    assert {c.outcome for c in battles_from_records(recs, tie_margin=10.0)} == {0.5}
+    ratings = thurstone_mosteller(battles)
+    assert ratings["good"].score > ratings["same"].score > ratings["poor"].score
+
+
+def brute_force_do(rows: list[dict], x: str, adjust: tuple[str, ...]) -> dict:
+    """Theorem 3.1 written out with plain loops over the observed strata, as an independent reference."""
+    total = sum(r["count"] for r in rows)
+    strata = {tuple(r[a] for a in adjust) for r in rows}
+    out = {}
+    for xv in sorted({r[x] for r in rows}):
+        out[xv] = {}
+        for yv in sorted({r["Y"] for r in rows}):
+            s = 0.0
+            for z in strata:
+                in_z = [r for r in rows if tuple(r[a] for a in adjust) == z]
+                n_z = sum(r["count"] for r in in_z)
+                n_xz = sum(r["count"] for r in in_z if r[x] == xv)
+                n_xzy = sum(r["count"] for r in in_z if r[x] == xv and r["Y"] == yv)
+                s += n_xzy / n_xz * n_z / total
+            out[xv][yv] = s
+    return out
+
+
+def test_vectorised_estimator_matches_loops_and_mutual_information() -> None:
+    rng = np.random.default_rng(5)
+    raw = simulate(6_000, seed=5)
+    # graded 0-10 scores, discretised into tertiles: three states per dimension, 27 strata for E
+    graded = compress([{**r, **{d: int(rng.integers(0, 4) if r[d] == 0 else rng.integers(3, 11)) for d in DIMENSIONS}}
+                       for r in raw])
+    w = estimate_weights(graded, discretize="tertiles")
+    tert = discretizer("tertiles")
+    binned = [{**r, **{d: tert(r[d]) for d in DIMENSIONS}} for r in graded]
+    for d in DIMENSIONS:
+        reference = brute_force_do(binned, d, PARENTS[d])
+        for xv, dist in reference.items():
+            for yv, p in dist.items():
+                assert w.do_distributions[d][xv][yv] == pytest.approx(p, abs=1e-12)
+        # W(X) = I(X; Y) with X uniform: H(Y_ref) - mean_x H(Y | do(x))
+        do = np.array([[reference[xv][yv] for yv in sorted(reference[xv])] for xv in sorted(reference)])
+        ref = do.mean(axis=0)
+        entropy = lambda p: -float(np.sum(p[p > 0] * np.log(p[p > 0])))  # noqa: E731
+        mi = entropy(ref) - float(np.mean([entropy(row) for row in do]))
+        assert w.raw[d] == pytest.approx(mi, abs=1e-12)
+        assert 0 <= w.raw[d] <= min(math.log(do.shape[0]), math.log(do.shape[1]))

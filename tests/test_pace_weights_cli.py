@@ -117,3 +117,18 @@ def test_no_data_gives_the_paper_weights(tmp_path: Path, capsys: pytest.CaptureF
     assert data["source"] == "paper"
     assert data["weights"]["P"]["value"] == pytest.approx(0.430 / 0.999)
     assert sum(v["value"] for v in data["weights"].values()) == pytest.approx(1.0)
+
+
+def test_a_named_cluster_column(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    lines = ["P,A,C,E,Y,battle"] + [f"{p},{a},{c},{e},{y},b{(p + 2 * a + 4 * c + 8 * e + y) % 7}"
+                                     for p in (0, 1) for a in (0, 1) for c in (0, 1) for e in (0, 1) for y in (0, 1, 1)
+                                     if not (y == 1 and p + a + c + e < 2)] * 3
+    path = tmp_path / "b.csv"
+    path.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "w.json"
+    assert cli(["pace", "weights", str(path), "--cluster", "battle", "--bootstrap", "30", "--alpha", "0.5",
+                "--out", str(out)]) == 0
+    assert "clusters: battle" in capsys.readouterr().out
+    assert json.loads(out.read_text())["options"]["cluster"] == "battle"
+    assert cli(["pace", "weights", str(path), "--cluster", "item"]) == 2
+    assert "some rows of" in capsys.readouterr().err

@@ -40,8 +40,8 @@ from eq_evals.ratings import (
     delta_z,
     elo,
     leaderboard,
-    thurstone_mosteller,
     profile,
+    thurstone_mosteller,
     trueskill_eqbench3,
     trueskill_facet,
 )

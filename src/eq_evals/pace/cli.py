@@ -40,7 +40,7 @@ def _value(raw: Any) -> Any:
     return int(number) if number.is_integer() else number
 
 
-def _check_row(row: Any, where: str, y: str, discretize: str) -> dict[str, Any]:
+def _check_row(row: Any, where: str, y: str, discretize: str, keep: tuple[str, ...] = ("item",)) -> dict[str, Any]:
     from eq_evals.ratings.causal_pace import discretizer
 
     if not isinstance(row, dict):
@@ -63,17 +63,23 @@ def _check_row(row: Any, where: str, y: str, discretize: str) -> dict[str, Any]:
         if isinstance(value, str) or not value >= 0:
             raise EqEvalsError(f"{where}: column 'count' must be a number >= 0, got {count!r}")
         out["count"] = value
-    item = row.get("item")
-    if item is not None and str(item).strip():
-        out["item"] = str(item).strip()
+    for column in keep:  # cluster columns, kept as text
+        value = row.get(column)
+        if value is not None and str(value).strip():
+            out[column] = str(value).strip()
     return out
 
 
-def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none") -> list[dict[str, Any]]:
+def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none",
+                      cluster: str | None = None) -> list[dict[str, Any]]:
     """Observations from CSV / JSONL files (validated; a bad row raises EqEvalsError naming file:line).
+
+    Each observation keeps P, A, C, E, ``y``, ``count`` when given, ``item`` and the ``cluster`` column when
+    present (as text).
 
     ``.eval`` / ``.json`` Inspect logs are delegated to ``eq_evals.pace.logs.observations_from_logs(paths, y=...)``
     (provided by the PACE task package)."""
+    keep = tuple(dict.fromkeys(["item", *([cluster] if cluster else [])]))
     rows: list[dict[str, Any]] = []
     logs = [p for p in paths if Path(p).suffix.lower() in LOG_SUFFIXES]
     for path in paths:
@@ -97,7 +103,7 @@ def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none
             for row in reader:
                 if None in row:
                     raise EqEvalsError(f"{path}:{reader.line_num}: more values than header columns")
-                rows.append(_check_row(row, f"{path}:{reader.line_num}", y, discretize))
+                rows.append(_check_row(row, f"{path}:{reader.line_num}", y, discretize, keep))
         else:
             for number, line in enumerate(text.splitlines(), 1):
                 if not line.strip():
@@ -106,7 +112,7 @@ def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none
                     row = json.loads(line)
                 except json.JSONDecodeError as ex:
                     raise EqEvalsError(f"{path}:{number}: not valid JSON: {ex.msg}") from None
-                rows.append(_check_row(row, f"{path}:{number}", y, discretize))
+                rows.append(_check_row(row, f"{path}:{number}", y, discretize, keep))
     if logs:
         try:
             from eq_evals.pace.logs import observations_from_logs  # type: ignore[import-not-found]
@@ -154,8 +160,9 @@ def cmd_weights(args: argparse.Namespace) -> int:
         for d, v in paper.items():
             print(f"  {d} {DIMENSION_NAMES[d]:<24} {v:.6f}")
     else:
-        rows = load_observations(args.data, y=args.y, discretize=args.discretize)
         cluster = args.cluster
+        rows = load_observations(args.data, y=args.y, discretize=args.discretize,
+                                 cluster=None if cluster in ("auto", "none") else cluster)
         if cluster == "auto":
             cluster = "item" if all("item" in r for r in rows) else None
         elif cluster == "none":

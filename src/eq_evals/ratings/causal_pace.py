@@ -37,6 +37,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .bootstrap import bootstrap_counts, percentile_interval
+from .comparisons import Comparison
 
 __all__ = [
     "DIMENSIONS",
@@ -58,6 +59,7 @@ __all__ = [
     "DimRecord",
     "CompositeResult",
     "score_models",
+    "battles_from_records",
 ]
 
 DIMENSIONS: tuple[str, ...] = ("P", "A", "C", "E")
@@ -270,8 +272,13 @@ def _encode(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], weight: s
             if extra not in r or r[extra] in (None, ""):
                 raise ValueError(f"row {i}: missing cluster value {extra!r}")
             extras.append(r[extra])
-    if not weights:
-        raise ValueError("no observations (empty input)")
+    keep = [k for k, w in enumerate(weights) if w > 0]
+    if not keep:
+        raise ValueError("no observations (empty input, or every count is 0)")
+    if len(keep) < len(weights):  # a row with count 0 is no row: it must not add values to the domains
+        values = {c: [values[c][k] for k in keep] for c in columns}
+        weights = [weights[k] for k in keep]
+        extras = [extras[k] for k in keep] if extras else extras
     doms = {c: _domain(values[c], (domains or {}).get(c), c) for c in columns}
     codes = {}
     for c in columns:
@@ -638,8 +645,8 @@ def score_models(records: Iterable[DimRecord], weights: Any = PAPER_WEIGHTS, *, 
             for k, d in enumerate(dims):
                 col = m[:, k][~np.isnan(m[:, k])]
                 if col.size > 1:
-                    sd = float(col.std(ddof=1) / math.sqrt(col.size)) * float(t_dist.ppf((1 + ci) / 2, col.size - 1))
-                    dim_ci[d] = (float(means[k]) - sd, float(means[k]) + sd)
+                    half = float(col.std(ddof=1) / math.sqrt(col.size)) * float(t_dist.ppf((1 + ci) / 2, col.size - 1))
+                    dim_ci[d] = (float(means[k]) - half, float(means[k]) + half)
                 else:
                     dim_ci[d] = (math.nan, math.nan)
         else:
@@ -661,4 +668,35 @@ def score_models(records: Iterable[DimRecord], weights: Any = PAPER_WEIGHTS, *, 
         out[model] = CompositeResult(model=model, eq=eq, ci_low=float(lo), ci_high=float(hi), se=float(se),
                                      dimension_scores={d: float(means[k]) for k, d in enumerate(dims)},
                                      dimension_ci=dim_ci, n_samples=len(ids), weights=w_norm, weights_source=source)
+    return out
+
+
+def battles_from_records(records: Iterable[DimRecord], weights: Any = PAPER_WEIGHTS, *, tie_margin: float = 0.0,
+                         dimension: str = "eq") -> list[Comparison]:
+    """Pairwise battles from pointwise PACE scores, for Thurstone–Mosteller / Bradley–Terry / TrueSkill.
+
+    For every pair of models and every sample id both were scored on (epochs averaged), the composite EQs are
+    compared: model_a wins if EQ_a − EQ_b > ``tie_margin``, loses if < −tie_margin, else a draw (spec §5.2).
+    Decisive battles get margin 1 (so the leaderboard methods read them as wins), draws margin 0. ``item`` is
+    the sample id, ``language`` the record's ``lang`` (or "en"). Samples without any dimension score are left
+    out.
+    """
+    if tie_margin < 0:
+        raise ValueError(f"tie_margin must be >= 0, got {tie_margin}")
+    records = list(records)
+    w_norm, _ = resolve_weights(weights)
+    lang = {(r.model, str(r.sample_id)): r.lang for r in records}
+    eq: dict[str, dict[str, float]] = {}
+    for model, (ids, m) in _matrix(records, list(w_norm)).items():
+        values = _eq_rows(m, np.asarray(list(w_norm.values())))
+        eq[model] = {i: float(v) for i, v in zip(ids, values) if not math.isnan(v)}
+    out = []
+    models = sorted(eq)
+    for k, a in enumerate(models):
+        for b in models[k + 1:]:
+            for item in sorted(set(eq[a]) & set(eq[b])):
+                diff = eq[a][item] - eq[b][item]
+                outcome = 1.0 if diff > tie_margin else 0.0 if diff < -tie_margin else 0.5
+                out.append(Comparison(a, b, outcome, 0 if outcome == 0.5 else 1, item, dimension=dimension,
+                                      language=lang.get((a, item)) or "en"))
     return out
