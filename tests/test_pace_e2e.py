@@ -124,7 +124,7 @@ def test_no_judge_bound_stops_before_any_model_call(tmp_path: Path) -> None:
 
 
 def test_ablations_drop_and_equal_weights(generations: Path, tmp_path: Path) -> None:
-    [log] = pointwise(tmp_path, models=MODELS[:1], drop="PA", weights="equal")
+    [log] = pointwise(tmp_path, models=MODELS[:1], drop="PA", weights="equal", judge_max_tokens=200)
     assert log.status == "success", log.error
     s = log.samples[0]
     score = s.scores["pace_board"]
@@ -132,6 +132,10 @@ def test_ablations_drop_and_equal_weights(generations: Path, tmp_path: Path) -> 
     assert score.metadata["weights"] == pytest.approx({"A": 1 / 3, "C": 1 / 3, "E": 1 / 3})
     assert score.value["eq"] == pytest.approx(sum(score.value[d] for d in "ACE") / 3)
     assert not [e for e in s.events if e.event == "span_begin" and e.name == "Perceptive Analyst (P)"]
+    judge_calls = [e for e in s.events if e.event == "model" and e.role == "grader"]
+    assert len(judge_calls) == 3 and all(e.config.max_tokens == 200 and e.config.temperature == 0 for e in judge_calls)
+    [reply_call] = [e for e in s.events if e.event == "model" and e.role is None]
+    assert reply_call.config.max_tokens == 512  # the task's config: {max_tokens: 512}
 
 
 def test_weights_file_from_eq_evals_pace_weights(tmp_path: Path) -> None:

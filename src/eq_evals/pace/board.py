@@ -250,11 +250,16 @@ def agent_messages(board: dict, dim: str, language: str, user: str, texts: dict[
             ChatMessageUser(content=fill(board[user][lang], values, texts))]
 
 
+def judge_config(max_tokens: int | None = None) -> GenerateConfig:
+    """Generation settings of every board call: temperature 0 [ours]; ``max_tokens`` None = the task's."""
+    return GenerateConfig(temperature=0.0, max_tokens=max_tokens)
+
+
 async def call(model: Model, messages: list, parse: Callable[[str], Any], attempts: int, note: str, *,
-               dimension: str, agent: str, role: str, title: str) -> Report:
+               dimension: str, agent: str, role: str, title: str, config: GenerateConfig = JUDGE_CONFIG) -> Report:
     async with span(title):
         try:
-            result, used, replies, problem = await ask_until_parsed(model, messages, parse, attempts, JUDGE_CONFIG,
+            result, used, replies, problem = await ask_until_parsed(model, messages, parse, attempts, config,
                                                                     note)
         except Exception as ex:  # noqa: BLE001 - a judge that errors (after Inspect's own retries) leaves
             # its dimension missing with the reason; the other agents' results are kept
@@ -265,7 +270,7 @@ async def call(model: Model, messages: list, parse: Callable[[str], Any], attemp
 
 
 async def review(board: dict, dims: list[str], language: str, attempts: int, texts: dict[str, str],
-                 pairwise: bool = False, label: str = "") -> dict[str, Report]:
+                 pairwise: bool = False, label: str = "", config: GenerateConfig = JUDGE_CONFIG) -> dict[str, Report]:
     """Every agent on the board rates its own dimension, concurrently (one round)."""
     lang = _lang(language)
 
@@ -275,7 +280,7 @@ async def review(board: dict, dims: list[str], language: str, attempts: int, tex
                                                                    "pointwise", texts),
                           parse_pair_report if pairwise else parse_report, attempts, board["retry"][lang],
                           dimension=dim, agent=spec["agent"]["en"], role=spec["role"],
-                          title=f"{spec['agent']['en']} ({dim}){label}")
+                          title=f"{spec['agent']['en']} ({dim}){label}", config=config)
 
     reports = await asyncio.gather(*(one(d) for d in dims))
     return dict(zip(dims, reports))
@@ -283,7 +288,7 @@ async def review(board: dict, dims: list[str], language: str, attempts: int, tex
 
 async def arbitrate(board: dict, language: str, attempts: int, query: str, reply: str,
                     scores: dict[str, float | None], rationales: dict[str, str], weights: dict[str, float],
-                    eq_formula: float, label: str = "") -> Report:
+                    eq_formula: float, label: str = "", config: GenerateConfig = JUDGE_CONFIG) -> Report:
     """LLM Chief Arbitrator (ca_mode=llm; spec §5.2): sees the reports, weights and the weighted sum."""
     lang = _lang(language)
     spec = board["arbitrator"]
@@ -295,11 +300,11 @@ async def arbitrate(board: dict, language: str, attempts: int, query: str, reply
                 ChatMessageUser(content=fill(spec["user"][lang], values,
                                              {"query": query, "reply": reply, "reports": reports}))]
     return await call(role_model(spec["role"]), messages, parse_arbitration, attempts, board["retry"][lang],
-                      dimension="eq", agent="Chief Arbitrator", role=spec["role"], title=f"Chief Arbitrator (LLM){label}")
+                      dimension="eq", agent="Chief Arbitrator", role=spec["role"], title=f"Chief Arbitrator (LLM){label}", config=config)
 
 
 async def prefer(board: dict, language: str, attempts: int, query: str, reply_a: str, reply_b: str,
-                 label: str = "") -> Report:
+                 label: str = "", config: GenerateConfig = JUDGE_CONFIG) -> Report:
     """The independent overall-preference judgement (role pace_overall): no dimension scores shown."""
     lang = _lang(language)
     spec = board["overall"]
@@ -308,4 +313,4 @@ async def prefer(board: dict, language: str, attempts: int, query: str, reply_a:
                                              {"query": query, "reply_a": reply_a, "reply_b": reply_b}))]
     return await call(role_model(spec["role"]), messages, parse_preference, attempts, board["retry"][lang],
                       dimension="overall", agent="Overall preference", role=spec["role"],
-                      title=f"Overall preference{label}")
+                      title=f"Overall preference{label}", config=config)

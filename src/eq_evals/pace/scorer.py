@@ -93,7 +93,8 @@ def pace_means() -> Metric:
 
 @scorer(metrics=[pace_means()])
 def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "deterministic",
-               attempts: int = 3, threshold: float = 6.0, board: str = pb.BOARD_FILE) -> Scorer:
+               attempts: int = 3, threshold: float = 6.0, judge_max_tokens: int | None = None,
+               board: str = pb.BOARD_FILE) -> Scorer:
     """PACE-AB on one reply (pointwise; spec §5.2): the four agents, then the Chief Arbitrator.
 
     Value: ``{"P", "A", "C", "E", "eq"}`` on 0-10 (a missing dimension is None). Unscored when the reply is
@@ -103,6 +104,7 @@ def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "
     w, source = pb.board_weights(weights, drop)
     dims = list(w)
     roles = pb.board_roles(drop, ca_mode, False, board)
+    config = pb.judge_config(judge_max_tokens)
 
     async def score(state: TaskState, target: Target) -> Score:
         pb.check_roles(roles)
@@ -113,7 +115,7 @@ def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "
                 "dropped": pb.dropped(drop)}
         if not reply:
             return Score.unscored(reason="no_reply", explanation="the tested model gave no reply", metadata=base)
-        reports = await pb.review(spec, dims, language, attempts, {"query": query, "reply": reply})
+        reports = await pb.review(spec, dims, language, attempts, {"query": query, "reply": reply}, config=config)
         scores = {d: (r.result["score"] if r.result else None) for d, r in reports.items()}
         rationales = {d: r.result["rationale"] for d, r in reports.items() if r.result}
         lines = [f"{r.agent} ({d}): " + (f"{scores[d]:g}/10. {rationales[d]}" if r.result else
@@ -129,7 +131,8 @@ def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "
             return Score.unscored(reason="all_agents_unparseable", explanation="\n".join(lines), metadata=metadata)
         ca_line = f"Chief Arbitrator: EQ = {eq:.3f} ({_weights_note(used, missing)})"
         if ca_mode == "llm":
-            ca = await pb.arbitrate(spec, language, attempts, query, reply, scores, rationales, used, eq)
+            ca = await pb.arbitrate(spec, language, attempts, query, reply, scores, rationales, used, eq,
+                                    config=config)
             metadata["arbitrator"] = ca.as_dict()
             if ca.result is not None:
                 metadata["eq_ca"] = ca.result["eq"]
@@ -156,7 +159,7 @@ def _winner(eq_a: float, eq_b: float, tie_margin: float) -> float:
 @scorer(metrics={"outcome": [mean()], "eq_diff": [mean()]})
 def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = "deterministic",
                 attempts: int = 3, tie_margin: float = 0.0, overall: bool = False,
-                board: str = pb.BOARD_FILE) -> Scorer:
+                judge_max_tokens: int | None = None, board: str = pb.BOARD_FILE) -> Scorer:
     """PACE-AB on a head-to-head battle (paper §5.2, "head-to-head competitions"): every agent scores both
     replies, in both presentation orders (A/B then B/A, the two orders' scores averaged per reply); the
     arbitrator gives each reply an EQ; the winner is the higher EQ unless |eq_a - eq_b| <= tie_margin.
@@ -169,6 +172,7 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
     w, source = pb.board_weights(weights, drop)
     dims = list(w)
     roles = pb.board_roles(drop, ca_mode, overall, board)
+    config = pb.judge_config(judge_max_tokens)
 
     async def score(state: TaskState, target: Target) -> Score:
         pb.check_roles(roles)
@@ -179,7 +183,7 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
         orders = [(a, b), (b, a)]
         reviews = await asyncio.gather(*(
             pb.review(spec, dims, language, attempts, {"query": query, "reply_a": texts[x], "reply_b": texts[y]},
-                      pairwise=True, label=f": A={x}, B={y}") for x, y in orders))
+                      pairwise=True, label=f": A={x}, B={y}", config=config) for x, y in orders))
         per_model: dict[str, dict[str, float | None]] = {a: {}, b: {}}
         notes: list[str] = []
         lines: list[str] = []
@@ -216,7 +220,7 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
                 rationales = {d: " / ".join(r[d].result["A" if x == m else "B"]["rationale"]
                                             for (x, _), r in zip(orders, reviews) if r[d].result) for d in dims}
                 ca = await pb.arbitrate(spec, language, attempts, query, texts[m], per_model[m], rationales, used,
-                                        eqs[m], label=f": {m}")
+                                        eqs[m], label=f": {m}", config=config)
                 metadata.setdefault("arbitrator", {})[m] = ca.as_dict()
                 if ca.result is not None:
                     eqs[m] = ca.result["eq"]
@@ -225,7 +229,7 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
         metadata["eq"] = eqs
         if overall:
             prefs = await asyncio.gather(*(pb.prefer(spec, language, attempts, query, texts[x], texts[y],
-                                                     label=f": A={x}, B={y}") for x, y in orders))
+                                                     label=f": A={x}, B={y}", config=config) for x, y in orders))
             picks = [None if p.result is None else "tie" if p.result["winner"] == "tie" else
                      (x if p.result["winner"] == "A" else y) for (x, y), p in zip(orders, prefs)]
             metadata["overall_calls"] = [p.as_dict() for p in prefs]
