@@ -18,7 +18,7 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Metric, accuracy, grouped, mean, stderr
 from inspect_ai.solver import generate, system_message
 
-BENCHMARKS = ("core", "pairwise", "facet", "sage", "longemotion", "heart")
+BENCHMARKS = ("core", "pairwise", "facet", "sage", "longemotion", "pace", "heart")
 
 DATASETS: dict[str, Callable[..., list]] = {}
 SOLVERS: dict[str, Callable[..., Any]] = {"generate": generate, "system_message": system_message}

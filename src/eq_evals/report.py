@@ -103,6 +103,8 @@ class Collected:
     sage_logs: list[str] = field(default_factory=list)
     heart_logs: list[str] = field(default_factory=list)
     partial_heart: list[str] = field(default_factory=list)  # HEART logs kept with --allow-partial
+    pace_logs: list[str] = field(default_factory=list)
+    partial_pace: list[str] = field(default_factory=list)  # pointwise PACE logs kept with --allow-partial
     judged_models: set[str] = field(default_factory=set)
     # Logs that are not complete (logcheck): skipped with a warning, or with --allow-partial kept and marked.
     selection: logcheck.Selection = field(default_factory=logcheck.Selection)
@@ -148,6 +150,20 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
         partial = not info.complete
         if partial:
             out.partial_indexes.add(index)
+        if task == "pace":  # pointwise PACE: composite EQ leaderboard (eq_evals.pace.leaderboard)
+            out.pace_logs.append(path)
+            if partial:
+                out.partial_pace.append(path)
+            continue
+        if task == "pace_pairwise":  # PACE-AB battles: the board's verdicts as comparisons
+            from eq_evals.pace.logs import battle_comparisons
+
+            comps = battle_comparisons(log, path)
+            out.comparisons += comps
+            out.judged_models |= {m for c in comps for m in (c.model_a, c.model_b)}
+            if partial:
+                out.partial_groups |= {g for c in comps for g in ((c.language, c.dimension), (c.language, "overall"))}
+            continue
         if task in OBJECTIVE_TASKS:
             for s in log.samples or []:
                 score = (s.scores or {}).get("facet_objective")
@@ -201,7 +217,7 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
     out.partial_objective = {(model, language) for (model, language, _), entries in out.objective.items()
                              if any(v[1] in out.partial_indexes for v in entries.values())}
     if unknown:
-        raise EqEvalsError("these logs are neither judgment logs (eq_evals/facet_pairwise), FACET objective logs "
+        raise EqEvalsError("these logs are neither judgment logs (eq_evals/facet_pairwise, eq_evals/pace_pairwise), FACET objective logs, PACE logs "
                            "nor SAGE logs, so they cannot be rated: " + "; ".join(unknown))
     return out
 
@@ -434,7 +450,7 @@ DIMENSION_MEAN_LABEL = ("mean of dimension ratings (plain mean of the model's pe
 
 def render_markdown(method: str, tables: list[Table], judges: dict, objective: dict, gap: dict,
                     sage: str | None, crisis: dict | None = None, notes: list[str] | None = None,
-                    reference: dict | None = None) -> str:
+                    reference: dict | None = None, pace: str | None = None) -> str:
     lines = ["# eq-evals leaderboard", ""]
     if tables:
         lines += [f"Method: {METHODS[method]}. Ratings are comparable only within one table (same language, "
@@ -533,6 +549,8 @@ def render_markdown(method: str, tables: list[Table], judges: dict, objective: d
         lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
     if sage:
         lines += ["## SAGE", "", sage, ""]
+    if pace:
+        lines += ["## PACE composite EQ", "", pace, ""]
     return "\n".join(lines)
 
 
@@ -679,14 +697,25 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
 
         heart_md, heart = heart_lb.write(collected.heart_logs, Path(out_dir), bootstrap, seed,
                                          partial=collected.partial_heart)
+    pace_md, pace_rows = None, None
+    if collected.pace_logs:
+        from eq_evals.pace import leaderboard as pace_lb
+
+        pace_rows = pace_lb.collect(collected.pace_logs, bootstrap, seed)
+        for group in pace_rows:  # a group built on a log that is not complete says so in the JSON too
+            group["partial"] = bool(set(group.get("logs", [])) & set(collected.partial_pace))
+        pace_md = pace_lb.render(pace_rows)
+        if collected.partial_pace:
+            pace_md = ("**PARTIAL**: built from logs that are not complete (--allow-partial): "
+                       + ", ".join(sorted(collected.partial_pace)) + "\n\n" + pace_md)
     warnings = collected.selection.warnings
-    if not (tables or objective or sage_rows or crisis or heart):
+    if not (tables or objective or sage_rows or crisis or heart or pace_rows):
         raise EqEvalsError("\n".join(["nothing to rate: the logs hold no judged comparisons, objective scores or "
-                                      "SAGE or HEART samples", *warnings]))
+                                      "SAGE, HEART or PACE samples", *warnings]))
     notes += [w.removeprefix("warning: ") for w in warnings]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    markdown = render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes, reference)
+    markdown = render_markdown(method, tables, judges, objective, gap, sage_md, crisis, notes, reference, pace_md)
     if heart_md:
         markdown += "\n## HEART (Bradley-Terry Elo, whatever --method; also heart_leaderboard.*)\n\n" + heart_md
     (out / "leaderboard.md").write_text(markdown, encoding="utf-8")
@@ -698,7 +727,8 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     (out / "leaderboard.csv").write_text(buffer.getvalue(), encoding="utf-8")
     result = {"method": method, "description": METHODS[method], "bootstrap_rounds": bootstrap if method in BOOTSTRAP_METHODS else 0,
               "tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL,
-              "judges": judges, "objective": objective, "objective_reference": reference, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows,
+              "judges": judges, "objective": objective, "objective_reference": reference, "crisis_confusion": crisis, "gap": gap, "sage": sage_rows, "pace": pace_rows,
+              "pace_partial_logs": sorted(collected.partial_pace),
               "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
               "objective_notes": notes, "heart": heart, "warnings": warnings,
               "partial_logs": [i.as_dict() for i in collected.selection.partial]}

@@ -29,7 +29,7 @@ from inspect_ai.util import StoreModel, span, store_as
 
 from eq_evals.errors import EqEvalsError
 from eq_evals.heart import prompts
-from eq_evals.pairwise.judge import ask_until_parsed, grader_models
+from eq_evals.pairwise.judge import ask_until_parsed, grader_models, required
 from eq_evals.pairwise.logs import expand_log_paths, load_generation
 
 TASK_VERSION = "1"
@@ -217,9 +217,10 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
 
         async def call(opp_id: str, judge_id: str, system: str, user: str, tag: str) -> tuple[Any, list[str]]:
             async with span(f"{judge_id}: {candidate} vs {opp_id} ({tag})"):
-                return await ask_until_parsed(names[judge_id], [ChatMessageSystem(content=system),
-                                                                ChatMessageUser(content=user)],
-                                              parse, attempts, config, prompts.retry_note(language, judge_file))
+                parsed, _, replies, _ = await ask_until_parsed(
+                    names[judge_id], [ChatMessageSystem(content=system), ChatMessageUser(content=user)],
+                    required(parse), attempts, config, prompts.retry_note(language, judge_file))
+                return parsed, replies
 
         plan: list[tuple[str, str, bool, bool, str, str]] = []  # opponent, judge, candidate first, self-judged, prompts
         for opp_id, opp_text in opps:

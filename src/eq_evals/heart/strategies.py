@@ -27,7 +27,7 @@ from inspect_ai.util import StoreModel, store_as
 
 from eq_evals.errors import EqEvalsError
 from eq_evals.heart.data import strategy_definitions
-from eq_evals.pairwise.judge import ask_until_parsed
+from eq_evals.pairwise.judge import ask_until_parsed, required
 from eq_evals.pairwise.logs import expand_log_paths, load_generation
 from eq_evals.resources import load_yaml
 
@@ -109,9 +109,10 @@ def heart_strategy_labels(definitions: str = "", threshold: float = 0.8, attempt
         for sentence in state.metadata["sentences"]:
             user = (prompt["user"].replace("{threshold}", str(threshold)).replace("{definitions}", listing)
                     .replace("{sentence}", sentence))
-            probs, replies = await ask_until_parsed(
+            probs, _, replies, _ = await ask_until_parsed(
                 model, [ChatMessageSystem(content=prompt["system"]), ChatMessageUser(content=user)],
-                lambda r: parse_probs(r, names), attempts, GenerateConfig(temperature=0.0), prompt["retry_note"])
+                required(lambda r: parse_probs(r, names)), attempts, GenerateConfig(temperature=0.0),
+                prompt["retry_note"])
             chosen = sorted(n for n, p in (probs or {}).items() if p >= threshold)
             found |= set(chosen)
             labels.failed += probs is None

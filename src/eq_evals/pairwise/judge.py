@@ -16,7 +16,7 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Callable
 
 from inspect_ai.model import (
     ChatMessage,
@@ -183,6 +183,33 @@ RETRY_NOTE = {
 }
 
 
+async def ask_until_parsed(model: Model, messages: list[ChatMessage], parse: Callable[[str], Any], attempts: int,
+                           config: GenerateConfig, note: str, cache: bool = False) -> tuple[Any, int, list[str], str | None]:
+    """Call ``model`` until ``parse(reply)`` succeeds (it raises ValueError otherwise), at most ``attempts``
+    times; after an unreadable reply the conversation continues with that reply and the correction ``note``.
+    Returns (parsed value or None, attempts used, every reply, the last parse problem or None)."""
+    replies: list[str] = []
+    messages = list(messages)
+    problem: str | None = None
+    for attempt in range(1, attempts + 1):
+        output = await model.generate(messages, config=config, cache=cache)
+        reply = output.completion
+        replies.append(reply)
+        try:
+            return parse(reply), attempt, replies, None
+        except ValueError as ex:
+            problem = str(ex)
+        messages += [ChatMessageAssistant(content=reply), ChatMessageUser(content=note)]
+    return None, attempts, replies, problem
+
+
+def _verdict_or_fail(reply: str) -> Verdict:
+    verdict = parse_verdict(reply)
+    if verdict.winner is None:
+        raise ValueError("no verdict")
+    return verdict
+
+
 async def judge_once(judge: Model, prompt: str, order: list[str], attempts: int, config: GenerateConfig,
                      language: str = "en", earlier: dict[str, dict[str, Any]] | None = None,
                      cache: bool = False) -> Call:
@@ -196,17 +223,12 @@ async def judge_once(judge: Model, prompt: str, order: list[str], attempts: int,
             raise EqEvalsError(f"reused verdict {key[:12]} from {fields['reused_from']} has order "
                                f"{earlier[key]['order']}, expected {order}")
         return Call(order=order, key=key, **fields)
-    replies: list[str] = []
-    messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
-    for attempt in range(1, attempts + 1):
-        output = await judge.generate(messages, config=config, cache=cache)
-        reply = output.completion
-        replies.append(reply)
-        messages += [ChatMessageAssistant(content=reply), ChatMessageUser(content=RETRY_NOTE.get(language, RETRY_NOTE["en"]))]
-        verdict = parse_verdict(reply)
-        if verdict.winner is not None:
-            winner = order[0] if verdict.winner == "A" else order[1]
-            return Call(order, f"{verdict.winner}{'+' * verdict.margin}", winner, verdict.margin, attempt, reply, key)
+    verdict, attempt, replies, _ = await ask_until_parsed(
+        judge, [ChatMessageUser(content=prompt)], _verdict_or_fail, attempts, config,
+        RETRY_NOTE.get(language, RETRY_NOTE["en"]), cache=cache)
+    if verdict is not None:
+        winner = order[0] if verdict.winner == "A" else order[1]
+        return Call(order, f"{verdict.winner}{'+' * verdict.margin}", winner, verdict.margin, attempt, replies[-1], key)
     return Call(order, None, None, 0, attempts, "\n---\n".join(replies), key)
 
 
@@ -290,19 +312,13 @@ def _validate(rubrics: str, **_: object) -> None:
 pairwise_judge.validate_declaration = _validate  # type: ignore[attr-defined]
 
 
-async def ask_until_parsed(judge: Model, messages: list[ChatMessage], parse: Any, attempts: int,
-                           config: GenerateConfig, note: str) -> tuple[Any, list[str]]:
-    """Call ``judge`` until ``parse(reply)`` returns something other than None, at most ``attempts`` times, adding
-    the reply and a correction ``note`` to the conversation before each retry. Returns (parsed or None, replies).
-    Shared by judges whose verdict format differs from FACET's (HEART's per-criterion JSON)."""
-    replies: list[str] = []
-    messages = list(messages)
-    for _ in range(max(1, attempts)):
-        output = await judge.generate(messages, config=config)
-        reply = output.completion
-        replies.append(reply)
-        parsed = parse(reply)
-        if parsed is not None:
-            return parsed, replies
-        messages += [ChatMessageAssistant(content=reply), ChatMessageUser(content=note)]
-    return None, replies
+def required(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """Adapt a parser that returns None for an unreadable reply to ``ask_until_parsed`` (which retries on
+    ValueError)."""
+    def strict(reply: str) -> Any:
+        value = parse(reply)
+        if value is None:
+            raise ValueError("the reply could not be parsed")
+        return value
+
+    return strict

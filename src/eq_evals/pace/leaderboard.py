@@ -1,0 +1,72 @@
+"""The PACE section of ``eq-evals ratings``: composite EQ per model from pointwise ``pace`` logs.
+
+Score(X) = the model's mean score on X over its items (missing scores left out), EQ = Σ W̄(X)·Score(X)
+(Causal-PACE Def. 3.2) with the weights the board used, and a paired item bootstrap 95% interval
+(``causal_pace.score_models``). Logs judged with different weights are never pooled: each set of weights gets
+its own table. With items of both languages, one table per language as well (the paper keeps them apart).
+Battle logs (``pace_pairwise``) are rated by the main tables of ``eq-evals ratings`` as comparisons.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from eq_evals.errors import EqEvalsError
+from eq_evals.pace.logs import log_weights, records_from_log
+from eq_evals.pairwise.logs import read_log
+from eq_evals.ratings.causal_pace import DIMENSION_NAMES, DIMENSIONS, score_models
+
+
+def collect(paths: list[str], bootstrap: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+    """One entry per (weights, language) with per-model rows, best EQ first."""
+    groups: dict[tuple, dict[str, Any]] = {}
+    for path in paths:
+        log = read_log(path)
+        weights = log_weights(log)
+        records = records_from_log(log, path)
+        if weights is None or not records:
+            raise EqEvalsError(f"{path}: a PACE log with no scored sample (every sample unscored or errored)")
+        key = tuple(sorted(weights.items()))
+        group = groups.setdefault(key, {"weights": weights, "records": [], "logs": []})
+        group["records"] += records
+        group["logs"].append(path)
+    tables = []
+    for group in groups.values():
+        records = group["records"]
+        languages = sorted({r.lang or "en" for r in records})
+        scopes = [("all", records)] if len(languages) == 1 else [("all", records)] + [
+            (lang, [r for r in records if (r.lang or "en") == lang]) for lang in languages]
+        for scope, recs in scopes:
+            try:
+                results = score_models(recs, group["weights"], n_boot=max(bootstrap, 1), seed=seed)
+            except ValueError as ex:
+                raise EqEvalsError(f"PACE leaderboard ({', '.join(group['logs'])}): {ex}") from None
+            rows = [{"model": r.model, "eq": r.eq, "ci_low": r.ci_low, "ci_high": r.ci_high, "se": r.se,
+                     "n_samples": r.n_samples,
+                     **{d: r.dimension_scores[d] for d in DIMENSIONS if d in r.dimension_scores},
+                     **{f"{d}_ci": list(r.dimension_ci[d]) for d in DIMENSIONS if d in r.dimension_ci}}
+                    for r in sorted(results.values(), key=lambda r: (-r.eq, r.model))]
+            tables.append({"language": languages[0] if len(languages) == 1 else scope, "weights": group["weights"],
+                           "logs": group["logs"], "rows": rows})
+    return tables
+
+
+def _f(x: float | None, digits: int = 2) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def render(tables: list[dict[str, Any]]) -> str:
+    lines = ["Composite EQ (0-10) = Σ W̄(X)·Score(X) over Perceptive Insight (P), Adaptive Attunement (A), "
+             "Constructive Conviction (C) and Empathic Guidance (E) (PACE Def. 3.2); Score(X) = mean board score "
+             "of the model's replies on X; 95% interval from a paired item bootstrap.", ""]
+    for t in tables:
+        weights = ", ".join(f"{d} {w:.3f}" for d, w in t["weights"].items())
+        lines += [f"### {t['language']} (weights {weights})", "",
+                  "| rank | model | EQ | 95% interval | " + " | ".join(f"{d} {DIMENSION_NAMES[d]}" for d in DIMENSIONS)
+                  + " | replies |", "|---|---|---|---|" + "---|" * len(DIMENSIONS) + "---|"]
+        for i, r in enumerate(t["rows"], 1):
+            lines.append(f"| {i} | {r['model']} | {_f(r['eq'])} | {_f(r['ci_low'])} to {_f(r['ci_high'])} | "
+                         + " | ".join(_f(r.get(d)) for d in DIMENSIONS) + f" | {r['n_samples']} |")
+        lines.append("")
+    return "\n".join(lines)
