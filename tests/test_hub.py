@@ -532,3 +532,22 @@ def test_heart_loads_the_same_from_bundled_exported_and_hub(exported: dict[str, 
     assert len({v["sha256"] for v in versions}) == 1
     with pytest.raises(EqEvalsError, match="refused|pinned|REVISION|revision"):
         heart_samples("hf://me/eq-heart", language)
+
+
+@pytest.mark.parametrize("language", ["en", "zh", "all"])
+def test_pace_loads_the_same_from_bundled_exported_and_hub(exported: dict[str, Path], tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch, language: str) -> None:
+    from eq_evals.pace.data import pace_items
+
+    def view(samples):
+        return sorted((s.id, s.input, s.metadata["scenario"]) for s in samples)
+
+    bundled = pace_items(None, language)
+    from_folder = pace_items(str(exported["pace"]), language)
+    calls = fake_hub_datasets(monkeypatch, {"me/eq-pace": exported["pace"]}, tmp_path / "cache")
+    from_hub = pace_items("hf://me/eq-pace@v1", language)
+    assert calls == [("me/eq-pace", language, "v1", "test")]
+    assert view(bundled) == view(from_folder) == view(from_hub) and len(bundled) >= 60
+    versions = [s.metadata[sources.VERSION_KEY] for s in (bundled[0], from_folder[0], from_hub[0])]
+    assert [v["origin"] for v in versions] == ["bundled", "local", "hub"]
+    assert len({v["sha256"] for v in versions}) == 1

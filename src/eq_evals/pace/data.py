@@ -192,9 +192,25 @@ def pace_items(source: str | None = None, language: str = "en", field_map: str |
                split: str | None = None) -> list[Sample]:
     """PACE samples. Default: the project-authored items (datasets/pace/, Apache-2.0; not the paper's data).
     ``source``: a JSON/JSONL/CSV file of PACE-2700-style records, mapped with ``field_map``."""
+    from eq_evals.core.sources import dataset_version, load_hub_rows, resolve, stamp
+
     if language not in (*LANGUAGES, "all"):
         raise EqEvalsError(f"-T language={language}: expected en, zh or all")
-    if source:
+    # one resolver for every benchmark (docs/hub.md): bundled, a file, an exported folder, or hf://OWNER/NAME@REV
+    resolved = resolve(source, resource("datasets", "pace"))
+    if resolved.hub:
+        fields = parse_field_map(field_map)
+        raw = load_hub_rows(resolved.hub, language)
+        records = [normalise(r, str(resolved.hub), str(i + 1), i, fields) for i, r in enumerate(raw)]
+    elif resolved.kind == "local" and resolved.path.is_dir():
+        wanted = LANGUAGES if language == "all" else (language,)
+        files = [resolved.path / Path(PROJECT_FILES[lang]).name for lang in wanted]
+        missing = [str(f) for f in files if not f.is_file()]
+        if missing:
+            raise EqEvalsError(f"-T source={source}: a folder source needs the item files {missing} "
+                               "(as written by `eq-evals hub export pace`), or name a file")
+        records = [r for f in files for r in load_records(f, field_map)]
+    elif source:
         records = load_records(Path(source).expanduser(), field_map)
     else:
         if field_map:
@@ -212,4 +228,4 @@ def pace_items(source: str | None = None, language: str = "en", field_map: str |
     if not records:
         raise EqEvalsError(f"no PACE items for language={language}" + (f", split={split}" if split else "")
                            + (f" in {source}" if source else ""))
-    return [to_sample(r) for r in records]
+    return stamp([to_sample(r) for r in records], dataset_version(resolved, records, name=f"pace-{language}"))
