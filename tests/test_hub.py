@@ -129,9 +129,9 @@ def test_export_refuses_a_non_empty_folder_and_a_card_that_disagrees(tmp_path: P
     overlay = tmp_path / "overlay" / "datasets" / "sage"
     shutil.copytree(declarative_root() / "datasets" / "sage", overlay)
     text = (overlay / "README.md").read_text(encoding="utf-8")
-    (overlay / "README.md").write_text(text.replace("CC BY 4.0", "CC0"), encoding="utf-8")
+    (overlay / "README.md").write_text(text.replace("Apache License 2.0", "CC0"), encoding="utf-8")
     monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path / "overlay"))
-    with pytest.raises(EqEvalsError, match="does not contain the manifest's license_name 'CC BY 4.0'"):
+    with pytest.raises(EqEvalsError, match="does not contain the manifest's license_name 'Apache License 2.0'"):
         hub.export("sage", tmp_path / "out")
 
 

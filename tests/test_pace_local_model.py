@@ -21,7 +21,10 @@ def test_pace_runs_offline_on_the_embedded_model(tmp_path) -> None:
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"the embedded model needs {module} (see README)")
     # = inspect eval eq_evals/pace --model eq_evals/smollm2 --model-role grader=eq_evals/smollm2 --limit 3
+    # with one attempt per agent and short replies, so the suite stays fast on 2 cores (retries are tested with
+    # the scripted agents)
     [log] = inspect_eval("eq_evals/pace", model="eq_evals/smollm2", model_roles={"grader": "eq_evals/smollm2"},
+                         task_args={"attempts": 1, "judge_max_tokens": 128}, max_tokens=96, temperature=0.0,
                          limit=3, log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     assert len(log.samples) == 3

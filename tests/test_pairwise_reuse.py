@@ -52,7 +52,7 @@ def test_rerun_after_a_crash_and_adding_a_model_pay_only_new_calls(gens, tmp_pat
     assert judge_calls(partial) == 2 * 10
     full = judge(str(two), tmp_path / "full", task_args={"reuse": str(tmp_path / "partial")})
     n = len(full.samples)
-    assert n == 30 and judge_calls(full) == 2 * (n - 10)
+    assert n == 60 and judge_calls(full) == 2 * (n - 10)  # 60 naturalness prompts, one pair of models
     reused = [c for s in full.samples for j in s.scores["pairwise_judge"].metadata["judgments"] for c in j["calls"]
               if c["reused_from"]]
     assert len(reused) == 20 and all(c["reused_from"].startswith(str(tmp_path / "partial")) for c in reused)
