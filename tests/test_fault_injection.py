@@ -137,7 +137,7 @@ def test_garbling_and_failing_judge_in_pairwise_judging(tmp_path: Path) -> None:
 
     def judge(grader: Any, where: str) -> EvalLog:
         [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": grader},
-                             task_args={"logs": str(tmp_path / "gen")}, log_dir=str(tmp_path / where), display="none")
+                             task_args={"logs": str(tmp_path / "gen"), "pairing": "round_robin"}, log_dir=str(tmp_path / where), display="none")
         return log
 
     info = assert_accounted(judge("eq_evals/scripted-judge-garbled", "garbled"))

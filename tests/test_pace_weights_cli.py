@@ -87,7 +87,7 @@ def test_csv_and_jsonl_values_agree(tmp_path: Path) -> None:
     ("bad.jsonl", '{"P":7,"A":0,"C":1,"E":12,"Y":2}\n', ["--discretize", "binary@6"], "bad.jsonl:1: column 'E': score 12"),
     ("bad.jsonl", '[1, 0, 1, 1, 2]\n', [], "bad.jsonl:1: expected an object"),
     ("labels.txt", "P,A,C,E,Y\n", [], "labels.txt: unsupported file type .txt"),
-    ("run.eval", "", [], "reading PACE logs"),
+    ("run.eval", "", [], "is not a readable Inspect log"),
 ])
 def test_bad_input_is_named(tmp_path: Path, capsys: pytest.CaptureFixture, name: str, text: str, args: list[str],
                             message: str) -> None:

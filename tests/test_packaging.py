@@ -43,14 +43,17 @@ def test_task_runs_from_the_wheel_in_another_directory(unpacked_wheel: Path, tmp
     script = (
         "import eq_evals, eq_evals.resources as r\n"
         "from inspect_ai import eval\n"
-        "print(eq_evals.__file__); print(r.declarative_root())\n"
+        "print('MODULE', eq_evals.__file__); print('ROOT', r.declarative_root())\n"
         "[log] = eval('eq_evals/facet_social', model='eq_evals/scripted-oracle', limit=2, epochs=1,"
         " log_dir='logs', display='none')\n"
-        "print(log.status, log.results.scores[0].metrics['mean'].value)\n"
+        "print('OUTCOME', log.status, log.results.scores[0].metrics['mean'].value)\n"
     )
     result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
-    module_file, root, outcome = result.stdout.strip().splitlines()[-3:]
+    # Inspect prints its own lines too (e.g. the hooks banner): read ours by their markers
+    tagged = dict(line.split(" ", 1) for line in result.stdout.splitlines()
+                  if line.startswith(("MODULE ", "ROOT ", "OUTCOME ")))
+    module_file, root, outcome = tagged["MODULE"], tagged["ROOT"], tagged["OUTCOME"]
     assert module_file.startswith(str(unpacked_wheel)) and root.startswith(str(unpacked_wheel))
     assert outcome == "success 1.0"

@@ -73,7 +73,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     inspect_eval("eq_evals/facet_naturalness", model=MODELS, task_args={"language": "en"}, limit=6,
                  log_dir=str(root / "gen"), display="none")
     [judged] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                            task_args={"logs": str(root / "gen")}, log_dir=str(root / "judged"), display="none")
+                            task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "judged"), display="none")
     inspect_eval("eq_evals/facet_hidden", model=["eq_evals/scripted-oracle", "eq_evals/scripted-half"],
                  task_args={"language": "en"}, limit=20, log_dir=str(root / "objective"), display="none")
     cancelled = interrupt_a_run(root / "cancelled")
@@ -147,13 +147,13 @@ def test_pairwise_skips_a_cancelled_generation_log(logs: dict[str, Path], tmp_pa
         else:
             (gen / path.name).write_bytes(path.read_bytes())
     [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                         task_args={"logs": str(gen)}, log_dir=str(tmp_path / "j1"), display="none")
+                         task_args={"logs": str(gen), "pairing": "round_robin"}, log_dir=str(tmp_path / "j1"), display="none")
     assert log.status == "success"
     models = {m for s in log.samples for m in (s.metadata["model_a"], s.metadata["model_b"])}
     assert models == {"eq_evals/scripted-malformed", "eq_evals/scripted-oracle"}
     assert any("skipped" in r.getMessage() and "status cancelled" in r.getMessage() for r in caplog.records)
     [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                         task_args={"logs": str(gen), "allow_partial": True}, log_dir=str(tmp_path / "j2"),
+                         task_args={"logs": str(gen), "allow_partial": True, "pairing": "round_robin"}, log_dir=str(tmp_path / "j2"),
                          display="none")
     counts: dict[str, int] = {}
     for s in log.samples:
@@ -214,7 +214,7 @@ def test_doctor_reports_state_unscored_reasons_and_comparability(logs: dict[str,
                                                                   capsys: pytest.CaptureFixture) -> None:
     assert cli(["doctor", str(logs["objective"])]) == 0
     out = capsys.readouterr().out
-    assert "2 log(s): 2 complete, 0 partial" in out and "task facet_hidden (version 1)" in out
+    assert "2 log(s): 2 complete, 0 partial" in out and "task facet_hidden (version 2)" in out
     assert "facet_objective: 60 scored, 0 unscored" in out
     assert cli(["check", str(logs["objective"]), str(logs["cancelled"])]) == 1
     out = capsys.readouterr().out
