@@ -32,7 +32,9 @@ def test_the_documented_workflows_have_examples() -> None:
 @pytest.mark.parametrize(("doc", "index", "commands"), examples(), ids=lambda x: x if isinstance(x, str) else None)
 def test_example_runs(doc: str, index: int, commands: list[str], tmp_path: Path) -> None:
     bindir = Path(sys.executable).parent
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), HF_HUB_OFFLINE="1", INSPECT_LOG_DIR=str(tmp_path / "logs"))
+    # the installed eq-evals, as a user runs it (a bare source path on PYTHONPATH would register the tasks without
+    # their eq_evals/ prefix: Inspect namespaces only installed packages)
+    env = dict(os.environ, HF_HUB_OFFLINE="1", INSPECT_LOG_DIR=str(tmp_path / "logs"))
     for command in commands:
         argv = shlex.split(command)
         assert argv[0] in ("inspect", "eq-evals"), f"{doc}: unexpected command {command!r}"
