@@ -51,20 +51,17 @@ def prompts(n: int) -> list[str]:
     return [f"{PROMPTS[i % len(PROMPTS)]} (request {i + 1})" for i in range(n)]
 
 
-def raw(n: int, max_tokens: int, threads: int) -> dict:
-    from llama_cpp import Llama
-
-    # the provider's settings: the same threads for generation and prompt processing
-    llm = Llama(model_path=str(local_gguf.bundled_gguf("smollm2")), n_ctx=4096, n_threads=threads,
-                n_threads_batch=threads, seed=0, verbose=False)
-    llm.create_chat_completion(messages=[{"role": "user", "content": "Hello!"}], max_tokens=8, temperature=0.0)
+def raw(n: int, max_tokens: int, threads: int, runtime: str) -> dict:
+    """The runtime opened directly (the provider's own settings), called one prompt after another from this
+    thread: no Inspect, no provider, no thread hand-off."""
+    chat, close = local_gguf.OPEN[runtime](local_gguf.bundled_gguf("smollm2"), 4096, threads, 0)
+    chat(messages=[{"role": "user", "content": "Hello!"}], max_tokens=8, temperature=0.0)
     tokens, t0 = 0, time.perf_counter()
     for text in prompts(n):
-        reply = llm.create_chat_completion(messages=[{"role": "user", "content": text}], max_tokens=max_tokens,
-                                           temperature=0.0, seed=0)
+        reply = chat(messages=[{"role": "user", "content": text}], max_tokens=max_tokens, temperature=0.0, seed=0)
         tokens += reply["usage"]["completion_tokens"]
     seconds = time.perf_counter() - t0
-    llm.close()
+    close()
     return {"tokens": tokens, "seconds": round(seconds, 3), "tokens_per_second": round(tokens / seconds, 2)}
 
 
@@ -92,13 +89,13 @@ def use_worker_threads(enabled: bool) -> None:
 _ORIGINAL_RUN = local_gguf.ModelThread.run
 
 
-def in_inspect(n: int, max_tokens: int, threads: int, max_samples: int, worker_threads: bool) -> dict:
+def in_inspect(n: int, max_tokens: int, threads: int, max_samples: int, worker_threads: bool, runtime: str) -> dict:
     use_worker_threads(worker_threads)
     try:
         task = Task(dataset=MemoryDataset([Sample(input=text, id=i + 1) for i, text in enumerate(prompts(n))]),
                     solver=generate())
         with tempfile.TemporaryDirectory() as logs:
-            [log] = inspect_eval(task, model="eq_evals/smollm2", model_args={"n_threads": threads},
+            [log] = inspect_eval(task, model="eq_evals/smollm2", model_args={"n_threads": threads, "runtime": runtime},
                                  max_tokens=max_tokens, temperature=0.0, seed=0, max_samples=max_samples,
                                  log_dir=logs, display="none")
             assert log.status == "success", log.error
@@ -120,9 +117,11 @@ def main() -> None:
     parser.add_argument("--max-samples", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--runtime", default=None, help="xllamacpp or llama_cpp (default: the provider's default)")
     parser.add_argument("--baseline", action="store_true", help="also measure the worker-thread path (before the fix)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "embedded_throughput.json"))
     args = parser.parse_args()
+    runtime = local_gguf.choose_runtime(args.runtime)
     modes = ["raw", "inspect"] + (["inspect_worker_threads"] if args.baseline else [])
     runs: dict[str, list[dict]] = {m: [] for m in modes}
     loads = []
@@ -130,10 +129,10 @@ def main() -> None:
         for mode in modes if round_no % 2 == 0 else list(reversed(modes)):
             loads.append(round(os.getloadavg()[0], 2))
             if mode == "raw":
-                result = raw(args.samples, args.max_tokens, args.threads)
+                result = raw(args.samples, args.max_tokens, args.threads, runtime)
             else:
                 result = in_inspect(args.samples, args.max_tokens, args.threads, args.max_samples,
-                                    worker_threads=mode == "inspect_worker_threads")
+                                    worker_threads=mode == "inspect_worker_threads", runtime=runtime)
             runs[mode].append(result)
             print(f"round {round_no + 1} {mode:24s} {result['tokens_per_second']:7.2f} tok/s (load {loads[-1]})",
                   flush=True)
@@ -148,8 +147,8 @@ def main() -> None:
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
                     "load_average_1min_at_each_run": loads,
-                    "note": "shared machine: other jobs ran at the same time (load average above)"},
-        "config": {"model": "eq_evals/smollm2", "samples": args.samples, "max_samples": args.max_samples,
+                    "note": "load average above: 2 cores; other jobs may have run at the same time"},
+        "config": {"model": "eq_evals/smollm2", "runtime": runtime, "samples": args.samples, "max_samples": args.max_samples,
                    "max_tokens": args.max_tokens, "threads": args.threads, "rounds": args.rounds,
                    "temperature": 0.0, "seed": 0},
         "summary": summary,
