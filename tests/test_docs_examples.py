@@ -26,7 +26,7 @@ def examples() -> list[tuple[str, int, list[str]]]:
 
 
 def test_the_documented_workflows_have_examples() -> None:
-    assert {name for name, _, _ in examples()} >= {"pairwise.md", "sage.md"}
+    assert {name for name, _, _ in examples()} >= {"pairwise.md", "sage.md", "heart.md", "pace.md", "facet.md", "hub.md"}
 
 
 @pytest.mark.parametrize(("doc", "index", "commands"), examples(), ids=lambda x: x if isinstance(x, str) else None)
@@ -47,5 +47,14 @@ def test_example_runs(doc: str, index: int, commands: list[str], tmp_path: Path)
         assert (tmp_path / "ratings" / "leaderboard.md").stat().st_size > 0
         assert (tmp_path / "ratings" / "charts" / "en_expression_naturalness.png").exists()
         assert "written: ratings/leaderboard.md" in done.stdout and "//" not in done.stdout  # --out ratings/
+    if doc == "facet.md":
+        assert "reference: chance" in done.stdout and "reference: majority" in done.stdout
+    if doc == "hub.md":
+        assert (tmp_path / "pace-hub" / "README.md").read_text(encoding="utf-8").startswith("---")
+    if doc == "heart.md":
+        assert "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating |" in done.stdout
+        assert (tmp_path / "heart-ratings" / "heart_leaderboard.png").stat().st_size > 0
+    if doc == "pace.md":
+        assert "## PACE composite EQ" in done.stdout and "Thurstone-Mosteller" in done.stdout
     if doc == "sage.md":
         assert "eq_evals/scripted-echo" in done.stdout
