@@ -8,6 +8,7 @@ faster; ``engine="package"`` calls the package itself (the reference the tests c
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -104,10 +105,7 @@ def _replay(
     for c in ordered:
         for first, second, repeats, drawn in plan(c):
             i, j = index[first], index[second]
-            p1, t1, p2, t2 = pis[i], taus[i], pis[j], taus[j]
-            for _ in range(repeats):
-                p1, t1, p2, t2 = rate(p1, t1, p2, t2, drawn)
-            pis[i], taus[i], pis[j], taus[j] = p1, t1, p2, t2
+            pis[i], taus[i], pis[j], taus[j] = rate(pis[i], taus[i], pis[j], taus[j], drawn, repeats)
     return {m: _Final(*state_mu_sigma(pis[i], taus[i])) for m, i in index.items()}
 
 
@@ -237,13 +235,16 @@ def _tallies(c: Comparison) -> tuple[int, int]:
 
 
 def _eqbench3_plan(bin_size: int, max_possible_diff: float):
-    def plan_list(c: Comparison) -> list[tuple[str, str, int, bool]]:
-        first, second = c.pair
-        p1, p2 = _tallies(c)
+    @functools.lru_cache(maxsize=None)
+    def steps(first: str, second: str, p1: int, p2: int) -> tuple[tuple[str, str, int, bool], ...]:
         w1, w2 = eqbench3_pseudo_wins(p1, p2, bin_size, max_possible_diff)
         if w1 == 1 and w2 == 1:
-            return [(first, second, 1, True)]
-        return [(first, second, w1, False), (second, first, w2, False)]
+            return ((first, second, 1, True),)
+        # a side with no pseudo-wins has no update (the zero-repeat step is dropped)
+        return tuple(s for s in ((first, second, w1, False), (second, first, w2, False)) if s[2])
+
+    def plan_list(c: Comparison) -> tuple[tuple[str, str, int, bool], ...]:
+        return steps(*c.pair, *_tallies(c))  # the plan depends only on the pair and the tallies
 
     return plan_list
 
