@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.errors import EqEvalsError
@@ -99,6 +100,16 @@ def test_active_pairing_stops_when_settled_and_keeps_its_state_in_the_log(gens, 
     last = max(states, key=lambda st: st["round"])
     assert last["matchups_before"] < len(settled.samples) <= last["matchups_before"] + 3  # one batch of 3
     assert all("expected_misordered_pairs" in st for st in states if st["round"] > 1)
+    # the stop itself is in the log's metadata, added through Inspect's log edits (with provenance)
+    for log, reason in ((settled, "settled"), (spent, "budget")):
+        reread = read_eval_log(log.location, header_only=True)
+        report = reread.metadata["active_pairing"]
+        [(dim, info)] = report["dimensions"].items()
+        assert info["reason"] == reason and info["matchups"] == len(log.samples) and info["budget"] == 60
+        assert report["stop_rule"] == ("settled" if reason == "settled" else "budget")
+        assert reread.log_updates and reread.log_updates[-1].provenance.author == "eq_evals"
+        assert len(read_eval_log(log.location).samples) == len(log.samples)  # nothing lost in the rewrite
+    assert report["dimensions"][dim]["matchups"] == 60 > len(settled.samples)
     # the first batches are the same matchups whatever the stopping rule
     first = [s.id for s in settled.samples]
     assert set(first) <= {s.id for s in spent.samples}

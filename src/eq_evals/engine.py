@@ -294,7 +294,9 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
         version=spec.version,
         metadata={"benchmark": spec.benchmark, "paper": spec.paper, "declaration": decl.where,
                   # origin, revision and content hash of the data (core/sources.py), kept in the log header
-                  "datasets": versions_of(samples) if isinstance(samples, list) else []},
+                  "datasets": versions_of(samples) if isinstance(samples, list) else [],
+                  # a sample source that reports its stops at the end of the run (pairwise/stop_hook.py)
+                  **({"source_run": samples.run_key} if hasattr(samples, "stop_report") else {})},
     )
 
 

@@ -16,6 +16,7 @@ import itertools
 import json
 import logging
 import random
+import uuid
 from typing import Any
 
 from inspect_ai import SampleSource
@@ -37,6 +38,9 @@ from eq_evals.ratings import (
 
 Instance = tuple[str, int]  # (sample id, epoch)
 logger = logging.getLogger(__name__)
+
+# active sources of runs in progress, by run_key (see stop_hook)
+RUNNING: dict[str, "ActiveSource"] = {}
 
 
 class Pool:
@@ -194,9 +198,10 @@ class ActiveSource(SampleSource):
     under the fit's Laplace posterior (``ActiveState.expected_discordant``) is below ``settle_misorder``, and
     the fitted order has not changed over the last ``settle_rounds`` batches. Every matchup's metadata has
     ``pairing``: the state its batch was chosen from (round, matchups before, expected mis-ordered pairs,
-    batches with an unchanged order), so the log shows how the ranking settled; each stop (settled, budget
-    or no matchup left) is logged at INFO (the console; Inspect keeps only sample-time logging in the log)
-    and kept in ``ActiveSource.stopped``."""
+    batches with an unchanged order), so the log shows how the ranking settled. Each stop (settled, budget
+    or no matchup left) is logged at INFO, kept in ``ActiveSource.stopped``, and written into the log's
+    metadata (``log.metadata["active_pairing"]``) when the task ends, by ``pairwise.stop_hook`` (Inspect
+    keeps no logging done between batches, and refuses an early-stopping manager on a sample source)."""
 
     def __init__(self, pool: Pool, batch: int, budget: int | None, seed: int, stop: str = "settled",
                  settle_misorder: float = 1.0, settle_rounds: int = 2) -> None:
@@ -219,6 +224,8 @@ class ActiveSource(SampleSource):
         self.stopped: dict[str, dict[str, Any]] = {}
         self.state: dict[str, dict[str, Any]] = {}
         self.round = 0
+        self.run_key = uuid.uuid4().hex  # the task's metadata carries it, so the end-of-task hook finds this source
+        RUNNING[self.run_key] = self
 
     def _settled(self, d: str) -> dict[str, Any] | None:
         """The stop record when dimension d is settled (``ratings.settle_check``); else None. The state is
@@ -276,6 +283,15 @@ class ActiveSource(SampleSource):
 
     async def next_samples(self) -> list[Sample] | None:
         return self._round() or None
+
+    def stop_report(self) -> dict[str, Any]:
+        """The stop record of every dimension, for the log's metadata (``stop_hook``); a dimension the run
+        left before any stop (cancelled, interrupted) says so."""
+        open_ = {d: {"dimension": d, "reason": "the run ended before a stop (cancelled or interrupted)",
+                     "matchups": len(self.compared[d]), "budget": self.budget[d]}
+                 for d in self.dimensions if d not in self.stopped}
+        return {"stop_rule": self.stop, "settle_misorder": self.settle_misorder, "settle_rounds": self.settle_rounds,
+                "batches": self.round, "dimensions": {**self.stopped, **open_}}
 
 
 def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None = None,

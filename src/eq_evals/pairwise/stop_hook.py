@@ -1,0 +1,44 @@
+"""Write why active judging stopped into the judging log (issue 14: the stop is "reported in the log").
+
+``ActiveSource`` decides between batches when each dimension's ranking is settled (or its budget spent).
+Inspect keeps no logging done between batches and does not accept an early-stopping manager on a sample
+source, so this hook, at the end of the task, adds the source's stop records to the log's own metadata
+with Inspect's log-edit API (``edit_eval_log``: the change is listed in ``log.log_updates`` with its
+provenance) and writes the log back. The records are then in ``log.metadata["active_pairing"]``:
+per dimension the reason (settled, budget, no matchup left, or the run ended first), matchups spent, the
+budget and round robin's count, and for a settled stop the expected mis-ordered pairs and the order.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from inspect_ai.hooks import Hooks, TaskEnd, hooks
+from inspect_ai.log import MetadataEdit, ProvenanceData, edit_eval_log, read_eval_log, write_eval_log
+
+from eq_evals.pairwise.matchups import RUNNING
+
+logger = logging.getLogger(__name__)
+KEY = "active_pairing"
+
+
+def record_stops(location: str, report: dict) -> None:
+    """Add ``report`` to the log at ``location`` as ``metadata[KEY]``, through Inspect's log edits."""
+    log = read_eval_log(location)
+    log = edit_eval_log(log, [MetadataEdit(metadata_set={KEY: report})],
+                        ProvenanceData(author="eq_evals", reason="active pairing: why each dimension stopped"))
+    write_eval_log(log, location)
+
+
+@hooks(name="eq_evals_active_pairing_stops", description="write the stop records of active judging into its log")
+class ActivePairingStops(Hooks):
+    async def on_task_end(self, data: TaskEnd) -> None:
+        key = (data.log.eval.metadata or {}).get("source_run")
+        source = RUNNING.pop(key, None) if key else None
+        if source is None:
+            return
+        if not data.log.location:
+            logger.warning("active pairing stopped, but the log has no location to record it in: %s",
+                           source.stop_report())
+            return
+        record_stops(data.log.location, source.stop_report())
