@@ -170,19 +170,6 @@ def _steps(decl: Declaration, section: str) -> list[tuple[str, str, dict]]:
     return out
 
 
-def _fuse_prompt_steps(steps: list[tuple[str, str, dict]]) -> list[tuple[str, dict]]:
-    """(name, args) of the solver steps to build, with each ``prompt_template`` that is directly followed by
-    ``generate`` run as one ``templated_generate`` step (same prompt and reply, one solver's events fewer per
-    sample; see ``core.solvers.templated_generate``)."""
-    out: list[tuple[str, dict]] = []
-    for _, name, args in steps:
-        if name == "generate" and out and out[-1][0] == "prompt_template":
-            out[-1] = ("templated_generate", {**out[-1][1], "generate_args": args})
-        else:
-            out.append((name, args))
-    return out
-
-
 def check(decl: Declaration) -> None:
     _check_params(decl)
     spec = decl.spec
@@ -271,16 +258,22 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
         except ValueError as ex:
             raise EqEvalsError(f"task {spec.name}: parameter -T {pname}={kwargs.get(pname)!r}: {ex}") from None
     samples = components.DATASETS[spec.dataset.adapter](**substitute(spec.dataset.args, params))
-    dataset = samples if isinstance(samples, SampleSource) else MemoryDataset(samples, name=spec.name)
+    steps = _steps(decl, "solver")
     if not isinstance(samples, SampleSource):
-        for key, name, args in _steps(decl, "solver"):  # e.g. every sample's prompt template exists
+        for key, name, args in steps:  # e.g. every sample's prompt template exists
             validator = getattr(components.SOLVERS[name], "validate_samples", None)
             if validator is not None:
                 try:
                     validator(samples, **substitute(args, params))
                 except ValueError as ex:
                     raise decl.fail(key, str(ex)) from None
-    solver = [components.SOLVERS[n](**substitute(a, params)) for n, a in _fuse_prompt_steps(_steps(decl, "solver"))]
+        # a first step that only depends on the sample (prompt_template) is applied now, not once per sample run
+        at_build = getattr(components.SOLVERS[steps[0][1]], "at_build", None) if steps else None
+        if at_build is not None:
+            samples = at_build(samples, **substitute(steps[0][2], params))
+            steps = steps[1:]
+    dataset = samples if isinstance(samples, SampleSource) else MemoryDataset(samples, name=spec.name)
+    solver = [components.SOLVERS[n](**substitute(a, params)) for _, n, a in steps]
     scorer = [components.SCORERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "scorer")]
     metrics = [components.build_metric(m) for m in spec.metrics] if spec.metrics else None
     components.generate_config(spec.config)

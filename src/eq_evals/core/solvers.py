@@ -75,23 +75,23 @@ def prompt_template(file: str, template: str | None = None, template_by: str | N
     return solve
 
 
-@solver
-def templated_generate(file: str, template: str | None = None, template_by: str | None = None,
-                       generate_args: dict[str, Any] | None = None) -> Solver:
-    """``prompt_template`` directly followed by ``generate``, run as one solver step. The engine uses it for a
-    declaration whose ``prompt_template`` step is followed by ``generate`` (issue 14, harness overhead): Inspect
-    opens a span and snapshots the whole state before and after every solver step, so one step instead of
-    two saves a span, a state event and two state snapshots per sample. The model sees the same prompt, the
-    log the same messages and model call."""
-    from inspect_ai.solver import generate as generate_solver
-
-    prompt = prompt_template(file, template, template_by)
-    reply = generate_solver(**(generate_args or {}))
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        return await reply(await prompt(state, generate), generate)
-
-    return solve
+def prerender(samples: list, file: str, template: str | None = None, template_by: str | None = None) -> list:
+    """The samples with ``prompt_template``'s prompt rendered into their input, as the step would at run time
+    (system messages kept, the user prompt replaced). The engine applies a declaration's leading
+    ``prompt_template`` step this way when the task is built (issue 14, harness overhead): the log's input is
+    then the exact prompt the model saw, and each sample saves a solver step (its span, state snapshots and
+    state event) and the attachment of the unrendered text. The item's own fields stay in its metadata."""
+    out = []
+    for sample in samples:
+        name = template if template is not None else str((sample.metadata or {}).get(template_by or ""))
+        if isinstance(sample.input, str):
+            text, system = sample.input, []
+        else:
+            text = next((m.text for m in reversed(sample.input) if m.role == "user"), "")
+            system = [m for m in sample.input if m.role == "system"]
+        prompt = render(file, name, sample.metadata or {}, text)
+        out.append(sample.model_copy(update={"input": system + [ChatMessageUser(content=prompt)] if system else prompt}))
+    return out
 
 
 def _validate_prompt(file: str, template: str | None = None, template_by: str | None = None) -> None:
@@ -139,3 +139,5 @@ def _validate_with_dataset(dataset_args: dict[str, Any], file: str, template: st
 prompt_template.validate_declaration = _validate_prompt  # type: ignore[attr-defined]
 prompt_template.validate_with_dataset = _validate_with_dataset  # type: ignore[attr-defined]
 prompt_template.validate_samples = _validate_samples  # type: ignore[attr-defined]
+# as a task's first solver step it is applied when the task is built (engine.build_task)
+prompt_template.at_build = prerender  # type: ignore[attr-defined]

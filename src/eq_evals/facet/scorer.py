@@ -48,14 +48,18 @@ def facet_score(completion: str, metadata: dict[str, Any], rules_file: str = "fa
         if normalize:
             parsed = answers.parse_labels(completion, language, cross_language,
                                           max_labels=2 if fmt == "multi_select" else 1)
-            parts, info["parse"], info["off_taxonomy"] = parsed.parts, parsed.method, parsed.off_taxonomy
+            parts, info["parse"] = parsed.parts, parsed.method
+            if parsed.off_taxonomy:  # labels outside the taxonomy, when there are any
+                info["off_taxonomy"] = parsed.off_taxonomy
         else:
             cleaned = answers.reference_clean(completion)
             parts = [p.strip() for p in cleaned.split("+")] if cleaned else []
             info["parse"] = "reference"
         result = rule_r1(parts, slots, second_slots) if rule == "R1" else rule_r2(parts, slots)
+        # the parts are the answer ("+"-joined) and the rule's detail in the explanation says which slots matched
+        # and whether the secondary answer was used: the score metadata keeps only scalars besides (issue 14:
+        # every list in a score's metadata is serialised again for each sample summary Inspect writes)
         answer = "+".join(parts) if parts else "(no label found)"
-        info.update(parts=parts, matched_slots=result.matched_slots, used_secondary=result.used_secondary)
     else:
         if not normalize:
             response, target = answers.reference_clean(completion), gold
