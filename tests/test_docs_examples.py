@@ -26,7 +26,8 @@ def examples() -> list[tuple[str, int, list[str]]]:
 
 
 def test_the_documented_workflows_have_examples() -> None:
-    assert {name for name, _, _ in examples()} >= {"pairwise.md", "sage.md", "heart.md", "pace.md", "facet.md", "hub.md"}
+    assert {name for name, _, _ in examples()} >= {"pairwise.md", "sage.md", "heart.md", "pace.md", "facet.md", "hub.md",
+                                                   "longemotion.md"}
 
 
 @pytest.mark.parametrize(("doc", "index", "commands"), examples(), ids=lambda x: x if isinstance(x, str) else None)
@@ -56,5 +57,8 @@ def test_example_runs(doc: str, index: int, commands: list[str], tmp_path: Path)
         assert (tmp_path / "heart-ratings" / "heart_leaderboard.png").stat().st_size > 0
     if doc == "pace.md":
         assert "## PACE composite EQ" in done.stdout and "Thurstone-Mosteller" in done.stdout
+    if doc == "longemotion.md":
+        assert "| eq_evals/scripted-le_oracle | coem | fixtures |" in done.stdout and "not on LongEmotion" in done.stdout
+        assert "| eq_evals/scripted-echo | rag | fixtures |" in done.stdout
     if doc == "sage.md":
         assert "eq_evals/scripted-echo" in done.stdout

@@ -116,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     from eq_evals.doctor import register as register_doctor  # `eq-evals doctor` / `eq-evals check`
 
     register_doctor(sub)
+    from eq_evals.longemotion.table import register as register_longemotion  # `eq-evals longemotion table`
+
+    register_longemotion(sub)
     from eq_evals.facet.cli import register as register_validate  # `eq-evals validate FILE...`
 
     register_validate(sub)
