@@ -2,8 +2,7 @@
 the eq_evals model providers and one task per declaration under ``tasks/``."""
 
 from eq_evals import providers  # noqa: F401  (registers the eq_evals/... model providers)
-from eq_evals import summary_hook  # noqa: F401  (registers the unscored-samples summary printed after a run)
-from eq_evals.pairwise import stop_hook  # noqa: F401  (registers the hook writing active judging's stops into its log)
+from eq_evals import summary_hook  # noqa: F401  (registers the package's Inspect hook: unscored summary, active judging's stops)
 from eq_evals.engine import register_all
 
 register_all()

@@ -1,4 +1,5 @@
-"""After an ``inspect eval`` of an eq_evals task, say how many samples were left unscored and why.
+"""The package's Inspect hook. After an ``inspect eval`` of an eq_evals task, say how many samples were left
+unscored and why; at the end of each task, let active judging record its stops (``pairwise.stop_hook``).
 
 Inspect's summary shows only metrics, and unscored samples never reach a metric: a run where every SAGE
 dialogue ended unscored showed ``mean nan`` and nothing else (issue 13). This hook prints, under the summary,
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from inspect_ai.hooks import Hooks, RunEnd, hooks
+from inspect_ai.hooks import Hooks, RunEnd, TaskEnd, hooks
 
 from eq_evals import logcheck
 
@@ -40,8 +41,15 @@ def unscored_lines(log) -> list[str]:  # type: ignore[no-untyped-def]
     return lines
 
 
-@hooks(name="eq_evals_unscored_summary", description="after an eq_evals task, count unscored samples and their reasons")
-class UnscoredSummary(Hooks):
+@hooks(name="eq_evals", description="eq_evals: record active judging's stops in its log; count unscored samples")
+class EqEvalsHooks(Hooks):
+    """The package's one Inspect hook (Inspect lists each registered hook at the start of every run)."""
+
+    async def on_task_end(self, data: TaskEnd) -> None:
+        from eq_evals.pairwise import stop_hook
+
+        stop_hook.on_task_end(data)
+
     async def on_run_end(self, data: RunEnd) -> None:
         for log in data.logs or []:
             lines = unscored_lines(log)

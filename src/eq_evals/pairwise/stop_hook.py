@@ -2,7 +2,7 @@
 
 ``ActiveSource`` decides between batches when each dimension's ranking is settled (or its budget spent).
 Inspect keeps no logging done between batches and does not accept an early-stopping manager on a sample
-source, so this hook, at the end of the task, adds the source's stop records to the log's own metadata
+source, so at the end of the task (the package's Inspect hook, ``summary_hook``) this module adds the source's stop records to the log's own metadata
 with Inspect's log-edit API (``edit_eval_log``: the change is listed in ``log.log_updates`` with its
 provenance) and writes the log back. The records are then in ``log.metadata["active_pairing"]``:
 per dimension the reason (settled, budget, no matchup left, or the run ended first), matchups spent, the
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 
-from inspect_ai.hooks import Hooks, TaskEnd, hooks
+from inspect_ai.hooks import TaskEnd
 from inspect_ai.log import MetadataEdit, ProvenanceData, edit_eval_log, read_eval_log, write_eval_log
 
 from eq_evals.pairwise.matchups import RUNNING
@@ -30,15 +30,13 @@ def record_stops(location: str, report: dict) -> None:
     write_eval_log(log, location)
 
 
-@hooks(name="eq_evals_active_pairing_stops", description="write the stop records of active judging into its log")
-class ActivePairingStops(Hooks):
-    async def on_task_end(self, data: TaskEnd) -> None:
-        key = (data.log.eval.metadata or {}).get("source_run")
-        source = RUNNING.pop(key, None) if key else None
-        if source is None:
-            return
-        if not data.log.location:
-            logger.warning("active pairing stopped, but the log has no location to record it in: %s",
-                           source.stop_report())
-            return
-        record_stops(data.log.location, source.stop_report())
+def on_task_end(data: TaskEnd) -> None:
+    """Called by the package's hook (``eq_evals.summary_hook``) when a task ends."""
+    key = (data.log.eval.metadata or {}).get("source_run")
+    source = RUNNING.pop(key, None) if key else None
+    if source is None:
+        return
+    if not data.log.location:
+        logger.warning("active pairing stopped, but the log has no location to record it in: %s", source.stop_report())
+        return
+    record_stops(data.log.location, source.stop_report())
