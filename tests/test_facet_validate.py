@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, shared_file
-from eq_evals.facet.validate import CHECKS, Thresholds, chi_square_p, hypergeom_tail, run
+from eq_evals.facet.validate import CHECKS, Thresholds, chi_square_p, folds_of, hypergeom_tail, run
 
 DATA = REPO / "datasets" / "facet"
 FILLER = ("he she they said work home late week month money sleep friend family talk call night morning school "
@@ -79,6 +79,29 @@ def test_the_same_set_without_the_phrase_passes(tmp_path: Path) -> None:
     assert not report.errors, [str(f) for f in report.errors]
     assert report.figures["text_classifier"]["crisis_recognition:en"]["accuracy"] <= 0.4
     assert report.figures["positions"]["crisis_recognition:en"]["p"] == 1.0
+
+
+def test_folds_are_stratified_seeded_and_differ_between_seeds() -> None:
+    labels = [f"L{i % 5}" for i in range(60)]
+    a, b = folds_of(labels, 5, 0), folds_of(labels, 5, 1)
+    assert a == folds_of(labels, 5, 0) and a != b
+    for fold in (a, b):  # 12 items per fold, each label spread as evenly as the counts allow
+        assert sorted(fold.count(f) for f in range(5)) == [12] * 5
+        for label in set(labels):
+            per_fold = [sum(1 for x, y in zip(fold, labels) if x == f and y == label) for f in range(5)]
+            assert max(per_fold) - min(per_fold) <= 1
+
+
+def test_the_classifier_figure_is_a_mean_over_random_splits(tmp_path: Path) -> None:
+    """Issue 11: one fixed split can be tuned against while a set is written, so the figure is the mean over
+    seeded random splits, with its range; --repeats sets how many."""
+    file = crisis_set(tmp_path, giveaway=False)
+    fig = run([file], checks=["text_classifier"])
+    one = run([file], checks=["text_classifier"], thresholds=Thresholds(repeats=1))
+    fig, one = fig.figures["text_classifier"]["crisis_recognition:en"], one.figures["text_classifier"]["crisis_recognition:en"]
+    assert fig["repeats"] == 30 and one["repeats"] == 1
+    assert fig["accuracy_min"] <= fig["accuracy"] <= fig["accuracy_max"] and fig["accuracy_min"] < fig["accuracy_max"]
+    assert one["accuracy_min"] == one["accuracy"] == one["accuracy_max"]
 
 
 def test_gold_words_inflections_and_synonyms_are_caught(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 def cmd_validate(args: argparse.Namespace) -> int:
     from eq_evals.facet.validate import CHECKS, Thresholds, render, run
 
-    thresholds = Thresholds(margin=args.margin, folds=args.folds, alpha=args.alpha, min_support=args.min_support,
+    thresholds = Thresholds(margin=args.margin, folds=args.folds, repeats=args.repeats, alpha=args.alpha, min_support=args.min_support,
                             position_alpha=args.position_alpha, proportion_tolerance=args.proportion_tolerance,
                             near_duplicate=args.near_duplicate, template_share=args.template_share,
                             overlap=args.overlap, length_ratio=tuple(args.length_ratio), min_items=args.min_items)
@@ -37,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--margin", type=float, default=d.margin,
                    help=f"text-only classifier: largest accepted gain over the majority class (default {d.margin})")
     p.add_argument("--folds", type=int, default=d.folds, help=f"cross-validation folds (default {d.folds})")
+    p.add_argument("--repeats", type=int, default=d.repeats,
+                   help=f"random stratified splits the classifier's accuracy is averaged over (default {d.repeats})")
     p.add_argument("--alpha", type=float, default=d.alpha,
                    help=f"family-wise level of the predictive n-gram test, Bonferroni (default {d.alpha})")
     p.add_argument("--min-support", type=int, default=d.min_support,

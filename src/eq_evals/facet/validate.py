@@ -29,12 +29,15 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Iterable
+
+import numpy as np
 
 from eq_evals.errors import DataError
 from eq_evals.facet.answers import count_options, gold_slots, normalize_label, parse_level
@@ -58,6 +61,7 @@ class Thresholds:
 
     margin: float = 0.20            # text classifier: accuracy may exceed the majority class by at most this
     folds: int = 5                  # cross-validation folds for the classifier
+    repeats: int = 30               # random stratified fold assignments the classifier's accuracy is averaged over
     alpha: float = 0.05             # family-wise level for predictive n-grams (Bonferroni)
     min_support: int = 3            # n-grams in fewer items are not tested
     position_alpha: float = 0.01    # chi-square test of gold positions against uniform
@@ -223,90 +227,114 @@ def chi_square_p(observed: list[float], expected: list[float]) -> float:
     return min(1.0, math.exp(-x + a * math.log(x) - math.lgamma(a)) * h)
 
 
-def folds_of(labels: list[str], k: int) -> list[int]:
-    """Deterministic stratified fold numbers: items of each label dealt round-robin in file order."""
-    seen: Counter = Counter()
-    out = []
-    offset = {label: i for i, label in enumerate(sorted(set(labels)))}
-    for label in labels:
-        out.append((seen[label] + offset[label]) % k)
-        seen[label] += 1
+def folds_of(labels: list[str], k: int, seed: int) -> list[int]:
+    """Stratified fold numbers: the items of each label are shuffled (``random.Random(seed)``, so a seed always
+    gives the same split) and dealt round-robin. One fixed split can be tuned against, knowingly or not, while
+    a set is being written; the classifier's figure is therefore a mean over many seeded splits."""
+    rng = random.Random(seed)
+    out = [0] * len(labels)
+    start = rng.randrange(k)
+    for label in sorted(set(labels)):
+        members = [i for i, lab in enumerate(labels) if lab == label]
+        rng.shuffle(members)
+        for n, i in enumerate(members):
+            out[i] = (start + n) % k
+        start = (start + len(members)) % k
     return out
 
 
-class NaiveBayes:
-    """Multinomial naive Bayes with add-one smoothing over binarised n-gram counts (each n-gram counted once
-    per document, the usual choice for short texts)."""
+def summarise_repeats(accuracies: list[float]) -> dict[str, float]:
+    """Mean and range of the accuracies of repeated cross-validation."""
+    return {"accuracy": round(sum(accuracies) / len(accuracies), 3), "accuracy_min": round(min(accuracies), 3),
+            "accuracy_max": round(max(accuracies), 3), "repeats": len(accuracies)}
 
-    def __init__(self, docs: list[list[str]], labels: list[str]) -> None:
-        self.counts: dict[str, Counter] = defaultdict(Counter)
-        self.prior = Counter(labels)
-        for doc, label in zip(docs, labels):
-            self.counts[label].update(set(doc))
-        self.vocab = {g for c in self.counts.values() for g in c}
-        self.totals = {label: sum(c.values()) for label, c in self.counts.items()}
-        self.n = len(labels)
 
-    def log_scores(self, doc: list[str]) -> dict[str, float]:
-        v = len(self.vocab) + 1
-        return {label: math.log(self.prior[label] / self.n)
-                + sum(math.log((self.counts[label][g] + 1) / (self.totals[label] + v)) for g in set(doc) if g in self.vocab)
-                for label in self.prior}
+def binary_matrix(docs: list[list[str]]) -> np.ndarray:
+    """Documents as rows of 0/1 n-gram indicators (each n-gram counted once per document)."""
+    vocab: dict[str, int] = {}
+    rows = [[vocab.setdefault(g, len(vocab)) for g in set(doc)] for doc in docs]
+    x = np.zeros((len(docs), max(len(vocab), 1)))
+    for i, cols in enumerate(rows):
+        x[i, cols] = 1.0
+    return x
+
+
+def naive_bayes_scores(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, classes: int) -> np.ndarray:
+    """Multinomial naive Bayes with add-one smoothing over binarised n-gram counts (the usual choice for short
+    texts): log scores of each test row for each class. N-grams unseen in training are ignored; a class absent
+    from training scores -inf."""
+    present = x_train.any(axis=0)
+    onehot = np.eye(classes)[y_train]
+    counts = onehot.T @ x_train
+    totals = counts.sum(axis=1, keepdims=True)
+    vocab = int(present.sum()) + 1
+    with np.errstate(divide="ignore"):
+        log_word = np.log((counts + 1) / (totals + vocab)) * present
+        prior = np.log(onehot.sum(axis=0) / len(y_train))
+    return x_test @ log_word.T + prior
 
 
 def features(text: str, language: str) -> list[str]:
     return ngrams(tokens(text, language), (1, 2))
 
 
-def classify_labels(items: list[Item], k: int) -> dict[str, float]:
-    """Cross-validated NB accuracy predicting each item's label from its text, and the majority baseline."""
+def classify_labels(items: list[Item], k: int, repeats: int = 30) -> dict[str, float]:
+    """Naive Bayes predicting each item's label from its text: accuracy of stratified k-fold cross-validation,
+    averaged over ``repeats`` seeded random splits (with its range), and the majority baseline."""
     labels = [label_text(i) for i in items]
-    docs = [features(i.text, i.language) for i in items]
-    fold = folds_of(labels, k)
-    correct = 0
-    majority_hits = 0
-    for f in range(k):
-        train = [j for j in range(len(items)) if fold[j] != f]
-        test = [j for j in range(len(items)) if fold[j] == f]
-        if not train or not test:
-            continue
-        model = NaiveBayes([docs[j] for j in train], [labels[j] for j in train])
-        top = Counter(labels[j] for j in train).most_common(1)[0][0]
-        for j in test:
-            scores = model.log_scores(docs[j])
-            correct += max(sorted(scores), key=scores.get) == labels[j]
-            majority_hits += top == labels[j]
+    names = sorted(set(labels))
+    y = np.array([names.index(label) for label in labels])
+    x = binary_matrix([features(i.text, i.language) for i in items])
     n = len(items)
-    return {"items": n, "classes": len(set(labels)), "accuracy": round(correct / n, 3),
-            "majority": round(max(Counter(labels).values()) / n, 3), "majority_cv": round(majority_hits / n, 3)}
+    accuracies = []
+    for seed in range(max(repeats, 1)):
+        fold = np.array(folds_of(labels, k, seed))
+        correct = 0
+        for f in range(k):
+            train, test = fold != f, fold == f
+            if train.any() and test.any():
+                scores = naive_bayes_scores(x[train], y[train], x[test], len(names))
+                correct += int((scores.argmax(axis=1) == y[test]).sum())
+        accuracies.append(correct / n)
+    return {"items": n, "classes": len(names), **summarise_repeats(accuracies),
+            "majority": round(max(Counter(labels).values()) / n, 3)}
 
 
-def classify_options(items: list[Item], k: int) -> dict[str, float]:
-    """Social Adequacy: NB on option texts (gold vs not), cross-validated by item; pick the best-scoring
-    option of each item. Baselines: chance (mean 1/n), the most common gold position, the longest option."""
-    docs, options_gold = [], []
-    for item in items:
+def classify_options(items: list[Item], k: int, repeats: int = 30) -> dict[str, float]:
+    """Social Adequacy: NB on option texts (gold vs not), cross-validated by item (k folds, averaged over
+    ``repeats`` seeded random splits); pick the best-scoring option of each item. Baselines: chance (mean 1/n),
+    the most common gold position, the longest option."""
+    option_docs, owner, is_gold, options_gold = [], [], [], []
+    for j, item in enumerate(items):
         _, options = split_options(item.text)
-        docs.append([features(o, item.language) for o in options])
         options_gold.append(int(item.record["answer"]))
-    fold = [i % k for i in range(len(items))]
-    correct = 0
-    for f in range(k):
-        train = [j for j in range(len(items)) if fold[j] != f]
-        if not train:
-            continue
-        model = NaiveBayes([d for j in train for d in docs[j]],
-                           ["gold" if n + 1 == options_gold[j] else "other" for j in train for n in range(len(docs[j]))])
-        for j in (j for j in range(len(items)) if fold[j] == f):
-            margins = [(s := model.log_scores(d))["gold"] - s["other"] for d in docs[j]]
-            correct += margins.index(max(margins)) + 1 == options_gold[j]
+        for m, option in enumerate(options):
+            option_docs.append(features(option, item.language))
+            owner.append(j)
+            is_gold.append(int(m + 1 == options_gold[-1]))
+    x, owner_of, y = binary_matrix(option_docs), np.array(owner), np.array(is_gold)
     n = len(items)
+    accuracies = []
+    for seed in range(max(repeats, 1)):
+        fold = np.array(folds_of(["item"] * n, k, seed))[owner_of]
+        correct = 0
+        for f in range(k):
+            train, test = fold != f, fold == f
+            if not train.any() or not test.any():
+                continue
+            scores = naive_bayes_scores(x[train], y[train], x[test], 2)
+            margin, test_owner, test_gold = scores[:, 1] - scores[:, 0], owner_of[test], y[test]
+            for j in np.unique(test_owner):
+                mine = test_owner == j
+                correct += int(test_gold[mine][int(margin[mine].argmax())] == 1)
+        accuracies.append(correct / n)
     positions = Counter(options_gold)
     longest = sum(1 for item, g in zip(items, options_gold)
                   if (lens := [len(tokens(o, item.language)) for o in split_options(item.text)[1]])
                   and lens.index(max(lens)) + 1 == g)
-    return {"items": n, "accuracy": round(correct / n, 3),
-            "chance": round(sum(1 / max(len(d), 1) for d in docs) / n, 3),
+    counts = Counter(owner)
+    return {"items": n, **summarise_repeats(accuracies),
+            "chance": round(sum(1 / counts[j] if counts[j] else 1.0 for j in range(n)) / n, 3),
             "majority": round(positions.most_common(1)[0][1] / n, 3), "longest_option": round(longest / n, 3)}
 
 
@@ -484,12 +512,12 @@ def check_text_classifier(items: list[Item], report: Report, t: Thresholds) -> N
             continue
         key = f"{dimension}:{language}"
         if dimension == "social_adequacy":
-            fig = classify_options(group, t.folds)
+            fig = classify_options(group, t.folds, t.repeats)
             baseline = max(fig["chance"], fig["majority"])
             worst = max(fig["accuracy"], fig["longest_option"])
             what = "option classifier / longest option"
         else:
-            fig = classify_labels(group, t.folds)
+            fig = classify_labels(group, t.folds, t.repeats)
             baseline, worst, what = fig["majority"], fig["accuracy"], "naive Bayes"
         report.figures["text_classifier"][key] = fig
         if worst - baseline > t.margin:
