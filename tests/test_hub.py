@@ -487,26 +487,34 @@ def test_judgment_logs_carry_the_generations_dataset_versions(tmp_path: Path) ->
         row = json.loads((changed / "apparent.jsonl").read_text(encoding="utf-8").splitlines()[0])
         fh.write(json.dumps(dict(row, id="pa-apparent-999-en"), ensure_ascii=False) + "\n")
 
-    def judged(name: str, second_source: str | None):
+    def judged(name: str, second_source: str | None, pairing: str = "round_robin"):
         gen = tmp_path / name
-        for model, source in (("eq_evals/scripted-echo", None), ("eq_evals/scripted-oracle", second_source)):
-            inspect_eval("eq_evals/facet_naturalness", model=model, log_dir=str(gen), display="none", limit=4,
-                         task_args={"language": "en", **({"source": source} if source else {})})
+        if not gen.exists():
+            for model, source in (("eq_evals/scripted-echo", None), ("eq_evals/scripted-oracle", second_source)):
+                inspect_eval("eq_evals/facet_naturalness", model=model, log_dir=str(gen), display="none", limit=4,
+                             task_args={"language": "en", **({"source": source} if source else {})})
         [log] = inspect_eval("eq_evals/facet_pairwise", model=None,
-                             model_roles={"grader": "eq_evals/scripted-judge"}, task_args={"logs": str(gen), "pairing": "round_robin"},
-                             log_dir=str(tmp_path / f"{name}-judged"), display="none")
+                             model_roles={"grader": "eq_evals/scripted-judge"}, task_args={"logs": str(gen), "pairing": pairing},
+                             log_dir=str(tmp_path / f"{name}-{pairing}-judged"), display="none")
         assert log.status == "success", log.error
         return log
 
     same = judged("same", None)
     [version] = same.eval.metadata["datasets"]
     assert (version["name"], version["origin"], version["sha256"]) == ("facet", "bundled", facet_sha())
-    assert all(s.metadata[sources.VERSION_KEY] == [version] for s in same.samples)
-    report.run([str(tmp_path / "same-judged")], str(tmp_path / "r1"), bootstrap=10, progress=False)
+    # the generation logs keep the version once, in their header, not in every sample (issue 14)
+    from inspect_ai.log import list_eval_logs, read_eval_log
+    for gen_log in (read_eval_log(p) for p in list_eval_logs(str(tmp_path / "same"))):
+        assert gen_log.eval.metadata["datasets"] == [version]
+        assert not any(sources.VERSION_KEY in (s.metadata or {}) for s in gen_log.samples)
+    # judging with rounds (a sample source) names the data in its header too, so ratings can compare versions
+    assert judged("same", None, "active").eval.metadata["datasets"] == [version]
+    assert sorted(v["origin"] for v in judged("mixed", str(changed), "active").eval.metadata["datasets"]) == ["bundled", "local"]
+    report.run([str(tmp_path / "same-round_robin-judged")], str(tmp_path / "r1"), bootstrap=10, progress=False)
     mixed = judged("mixed", str(changed))
     assert sorted(v["origin"] for v in mixed.eval.metadata["datasets"]) == ["bundled", "local"]
     with pytest.raises(EqEvalsError, match="different dataset versions"):
-        report.run([str(tmp_path / "mixed-judged")], str(tmp_path / "r2"), bootstrap=10, progress=False)
+        report.run([str(tmp_path / "mixed-round_robin-judged")], str(tmp_path / "r2"), bootstrap=10, progress=False)
 
 
 # --- HEART's project set through the same resolver ------------------------------------------------------------

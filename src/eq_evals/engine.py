@@ -20,7 +20,7 @@ from inspect_ai.dataset import MemoryDataset
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from eq_evals import components
-from eq_evals.core.sources import versions_of
+from eq_evals.core.sources import VERSION_KEY, versions_of
 from eq_evals.errors import DeclarationError, EqEvalsError
 from eq_evals.resources import display_path, roots
 
@@ -272,6 +272,12 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
         if at_build is not None:
             samples = at_build(samples, **substitute(steps[0][2], params))
             steps = steps[1:]
+    # a sample source (pairwise judging's rounds) names its data itself: its samples come later
+    datasets = versions_of(samples) if isinstance(samples, list) else list(getattr(samples, "dataset_versions", list)())
+    if isinstance(samples, list):  # the data's origin, revision and hash go once into the log header, not into
+        for sample in samples:     # every sample (each metadata field is written again per sample, issue 14)
+            if sample.metadata and VERSION_KEY in sample.metadata:
+                sample.metadata = {k: v for k, v in sample.metadata.items() if k != VERSION_KEY}
     dataset = samples if isinstance(samples, SampleSource) else MemoryDataset(samples, name=spec.name)
     solver = [components.SOLVERS[n](**substitute(a, params)) for _, n, a in steps]
     scorer = [components.SCORERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "scorer")]
@@ -287,7 +293,7 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
         version=spec.version,
         metadata={"benchmark": spec.benchmark, "paper": spec.paper, "declaration": decl.where,
                   # origin, revision and content hash of the data (core/sources.py), kept in the log header
-                  "datasets": versions_of(samples) if isinstance(samples, list) else [],
+                  "datasets": datasets,
                   # a sample source that reports its stops at the end of the run (pairwise/stop_hook.py)
                   **({"source_run": samples.run_key} if hasattr(samples, "stop_report") else {})},
     )

@@ -153,8 +153,10 @@ def to_sample(record: dict, strip_option_labels: bool) -> Sample:
     if record["dimension"] == "social_adequacy" and strip_option_labels:
         new = OPTION_LABEL.sub("", text)
         text, stripped = new, new != text
-    metadata = {k: v for k, v in record.items() if k != "input"}
-    metadata["language_dimension"] = f"{record['language']}:{record['dimension']}"  # per-language metrics
+    # the record's fields but the text, which is the input, and the id, which is the sample's id; the branch
+    # follows from the dimension and an absent secondary answer is left out: every metadata field is copied,
+    # validated and thinned again each time Inspect writes the sample (issue 14, harness overhead)
+    metadata = {k: v for k, v in record.items() if k not in ("input", "id", "branch") and v is not None}
     if record["dimension"] == "social_adequacy":
         metadata["n_options"] = count_options(text)
         metadata["option_labels_stripped"] = stripped

@@ -39,7 +39,8 @@ def facet_score(completion: str, metadata: dict[str, Any], rules_file: str = "fa
     if spec is None or fmt not in spec["rules"]:
         return Score.unscored(reason="no_rule", explanation=f"no scoring rule for {dimension}/{fmt} in scorers/{rules_file}")
     rule, gold, kind = spec["rules"][fmt], metadata["answer"], spec["answer"]
-    info: dict[str, Any] = {"rule": rule, "gold": gold, "normalized": normalize}
+    # the rule applied is in the explanation ("... | R2: ..."); metadata keeps what the crisis metrics read
+    info: dict[str, Any] = {"gold": gold, "normalized": normalize}
 
     if kind == "labels":
         slots = answers.gold_slots(str(gold), normalize)

@@ -9,6 +9,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog
 
+from eq_evals.core.sources import VERSION_KEY
 from eq_evals.errors import EqEvalsError
 
 
@@ -76,6 +77,8 @@ def load_generation(path: str, log: EvalLog | None = None) -> Generation:
     log = log if log is not None else read_log(path)
     ids = [str(i) for i in (log.eval.dataset.sample_ids or [])]
     gen = Generation(model=log.eval.model, task=log.eval.task, path=path, sample_ids=ids, state=check(log, path).state())
+    # the data the generations were made on: the log header's (the engine keeps it there, not in every sample)
+    header_versions = (log.eval.metadata or {}).get("datasets") or []
     for sample in log.samples or []:
         key = (str(sample.id), sample.epoch)
         text = completion_text(sample.output.completion) if sample.output else ""
@@ -85,7 +88,10 @@ def load_generation(path: str, log: EvalLog | None = None) -> Generation:
                               and sample.error.message.strip() else "empty reply")
             continue
         prompt = sample.input if isinstance(sample.input, str) else sample.input[-1].text
-        gen.responses[key] = Response(str(sample.id), sample.epoch, prompt, text, dict(sample.metadata or {}))
+        metadata = dict(sample.metadata or {})
+        if header_versions and VERSION_KEY not in metadata:
+            metadata[VERSION_KEY] = header_versions
+        gen.responses[key] = Response(str(sample.id), sample.epoch, prompt, text, metadata)
     return gen
 
 

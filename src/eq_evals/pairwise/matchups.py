@@ -68,6 +68,10 @@ class Pool:
         if not any(self.dimensions.values()):
             raise EqEvalsError(f"no prompt instances to judge for language={language}, dimensions={dimensions}")
 
+    def dataset_versions(self) -> list[dict[str, Any]]:
+        """The data every generation was made on (the log header's ``datasets``), whatever gets paired."""
+        return versions_of(r for g in self.by_model.values() for r in g.responses.values())
+
     def available(self, key: Instance, model: str) -> bool:
         return key in self.by_model[model].responses
 
@@ -124,6 +128,9 @@ def comparisons_from_sample(sample: EvalSample, scorer: str = "pairwise_judge") 
 
 class AdaptiveSource(SampleSource):
     """FACET's seed round plus rating-driven rounds (spec §4.6), run separately per language and dimension."""
+
+    def dataset_versions(self) -> list[dict[str, Any]]:
+        return self.pool.dataset_versions()
 
     def __init__(self, pool: Pool, max_rounds: int, pairs_per_round: int, samples_per_tier: tuple[int, ...],
                  tier_fractions: tuple[float, ...], seed: int) -> None:
@@ -202,6 +209,9 @@ class ActiveSource(SampleSource):
     or no matchup left) is logged at INFO, kept in ``ActiveSource.stopped``, and written into the log's
     metadata (``log.metadata["active_pairing"]``) when the task ends, by ``pairwise.stop_hook`` (Inspect
     keeps no logging done between batches, and refuses an early-stopping manager on a sample source)."""
+
+    def dataset_versions(self) -> list[dict[str, Any]]:
+        return self.pool.dataset_versions()
 
     def __init__(self, pool: Pool, batch: int, budget: int | None, seed: int, stop: str = "settled",
                  settle_misorder: float = 1.0, settle_rounds: int = 2) -> None:
