@@ -3,6 +3,7 @@ run each command as written (inspect / eq-evals from this environment), in a fre
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -27,7 +28,7 @@ def examples() -> list[tuple[str, int, list[str]]]:
 
 def test_the_documented_workflows_have_examples() -> None:
     assert {name for name, _, _ in examples()} >= {"pairwise.md", "sage.md", "heart.md", "pace.md", "facet.md", "hub.md",
-                                                   "longemotion.md"}
+                                                   "longemotion.md", "ratings.md", "pace-weights.md"}
 
 
 @pytest.mark.parametrize(("doc", "index", "commands"), examples(), ids=lambda x: x if isinstance(x, str) else None)
@@ -50,8 +51,20 @@ def test_example_runs(doc: str, index: int, commands: list[str], tmp_path: Path)
         assert "written: ratings/leaderboard.md" in done.stdout and "//" not in done.stdout  # --out ratings/
     if doc == "facet.md":
         assert "reference: chance" in done.stdout and "reference: majority" in done.stdout
-    if doc == "hub.md":
+    if doc == "hub.md" and index == 0:
         assert (tmp_path / "pace-hub" / "README.md").read_text(encoding="utf-8").startswith("---")
+    if doc == "hub.md" and index == 1:
+        rows = (tmp_path / "build" / "results" / "scores.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(rows) == 2 * 6 and (tmp_path / "build" / "results" / "README.md").exists()
+    if doc == "ratings.md":
+        for out in ("ts", "eq3", "elo", "tm"):
+            assert (tmp_path / out / "leaderboard.md").stat().st_size > 0, out
+        assert "eq_evals/scripted-oracle" in (tmp_path / "ts" / "leaderboard.md").read_text(encoding="utf-8")
+        assert "facet_pairwise" in done.stdout and "complete" in done.stdout.lower()  # the doctor's report
+    if doc == "pace-weights.md":
+        fitted = json.loads((tmp_path / "weights.json").read_text(encoding="utf-8"))
+        assert fitted["source"] == "estimated" and set(fitted["weights"]) == {"P", "A", "C", "E"}
+        assert "0.430" in done.stdout  # the paper's weights, printed without data
     if doc == "heart.md":
         assert "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating |" in done.stdout
         assert (tmp_path / "heart-ratings" / "heart_leaderboard.png").stat().st_size > 0

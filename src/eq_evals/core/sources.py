@@ -19,8 +19,9 @@ How an adapter uses it (FACET and SAGE do; PACE and HEART adapters should too)::
     samples = stamp(samples, dataset_version(resolved, [record for _, _, record in rows]))
 
 ``stamp`` records the origin, revision and a content hash of the rows in each sample's metadata
-(``dataset_version``); the engine copies the distinct versions into the task's metadata, so every log header
-says which data it was made on and ``eq-evals ratings`` can refuse to mix versions. The hash is over the rows'
+(``dataset_version``); the engine moves the distinct versions into the task's metadata (and out of the samples,
+where they would be written again with every sample), so every log header says which data it was made on and
+``eq-evals ratings`` can refuse to mix versions. The hash is over the rows'
 content, independent of their order and of the file layout, so the bundled files, an exported folder and the
 Hub copy of the same data have the same hash.
 """
@@ -188,7 +189,7 @@ def dataset_version(resolved: Resolved, records: list[Any], name: str | None = N
 
 
 def stamp(samples: list, version: dict[str, Any]) -> list:
-    """Record ``version`` in every sample's metadata (the engine lifts it into the task's metadata)."""
+    """Record ``version`` in every sample's metadata (the engine moves it into the task's metadata)."""
     for s in samples:
         s.metadata = {**(s.metadata or {}), VERSION_KEY: version}
     return samples

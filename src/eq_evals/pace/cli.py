@@ -81,6 +81,10 @@ def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none
     (provided by the PACE task package)."""
     keep = tuple(dict.fromkeys(["item", *([cluster] if cluster else [])]))
     rows: list[dict[str, Any]] = []
+    if any(Path(p).is_dir() for p in paths):  # a folder of battle logs, as `eq-evals ratings` takes it
+        from eq_evals.pairwise.logs import expand_log_paths
+
+        paths = [f for p in paths for f in (expand_log_paths([p]) if Path(p).is_dir() else [p])]
     logs = [p for p in paths if Path(p).suffix.lower() in LOG_SUFFIXES]
     for path in paths:
         p = Path(path)
@@ -207,7 +211,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Fit Causal-PACE dimension weights from observations with columns P, A, C, E, Y, optional count "
                     "and item. Y must be an independent overall judgement (never a PACE composite). Without DATA, "
                     "print the paper's weights.")
-    p_w.add_argument("data", nargs="*", metavar="DATA", help="CSV or JSONL files (or PACE logs, .eval/.json)")
+    p_w.add_argument("data", nargs="*", metavar="DATA", help="CSV or JSONL files, or pace_pairwise logs (.eval/.json, or folders of them)")
     p_w.add_argument("--out", help="write the weights as JSON to this file")
     p_w.add_argument("--y", default="Y", help="the outcome column (default Y)")
     p_w.add_argument("--discretize", default="none",
