@@ -27,6 +27,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eq_evals.pairwise.verdict import sample_verdicts
+from eq_evals.core.text import read_jsonl as core_read_jsonl
 from eq_evals import __version__
 from eq_evals.core.sources import canonical, content_hash, hub_endpoint, hub_unreachable, offline
 from eq_evals.errors import EqEvalsError
@@ -99,18 +101,7 @@ def load_manifest(name: str) -> tuple[Path, Manifest]:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as ex:
-            raise EqEvalsError(f"{display_path(path)}, line {n}: invalid JSON ({ex.msg})") from None
-        if not isinstance(row, dict):
-            raise EqEvalsError(f"{display_path(path)}, line {n}: a row must be a JSON object")
-        rows.append(row)
-    return rows
+    return [row for _, row in core_read_jsonl(path, display_path(path), objects=True)]
 
 
 def check_publishable(files: dict[str, list[dict[str, Any]]], id_prefix: str, what: str) -> None:
@@ -346,7 +337,7 @@ def collect_results(logs: list[str]) -> tuple[list[dict[str, Any]], dict[str, An
     """Per-sample score rows and what the card names (tasks, models, judges, dataset versions) from logs."""
     from inspect_ai.log import read_eval_log
 
-    from eq_evals.pairwise.logs import expand_log_paths
+    from eq_evals.logcheck import expand_log_paths
 
     rows: list[dict[str, Any]] = []
     about: dict[str, Any] = {"tasks": set(), "models": set(), "judges": set(), "roles": set(), "datasets": {}}
@@ -367,10 +358,8 @@ def collect_results(logs: list[str]) -> tuple[list[dict[str, Any]], dict[str, An
             about["datasets"][canonical(v)] = v
         for s in log.samples or []:
             for scorer, score in (s.scores or {}).items():
-                md = score.metadata or {}
-                for j in md.get("judgments", []) if isinstance(md.get("judgments"), list) else []:
-                    if isinstance(j, dict) and j.get("judge"):
-                        about["judges"].add(str(j["judge"]))
+                for v in sample_verdicts(s, path):
+                    about["judges"] |= {j.judge for j in v.judgments if j.judge}
                 unscored = isinstance(score.value, float) and math.isnan(score.value)
                 rows.append({"task": task, "model": log.eval.model, "sample_id": str(s.id), "epoch": s.epoch,
                              "scorer": scorer, **_values(score.value),
