@@ -10,7 +10,7 @@ from inspect_ai.log import EvalLog
 from eq_evals.core.sources import VERSION_KEY
 from eq_evals.core.text import final_reply
 from eq_evals.errors import EqEvalsError
-from eq_evals.logcheck import expand_log_paths, read as read_log
+from eq_evals.logcheck import expand_log_paths, gate, read as read_log
 
 
 @dataclass
@@ -61,16 +61,17 @@ def load_generation(path: str, log: EvalLog | None = None) -> Generation:
 
 
 def load_generations(logs: str | list[str], tasks: list[str] | None = None,
-                     allow_partial: bool = False) -> list[Generation]:
+                     allow_partial: bool = False, allow_mixed_datasets: bool = False) -> list[Generation]:
     """The generation logs of two or more models for one task and one item set, checked. A log that is not
     complete (``eq_evals.logcheck``: cancelled, errored) is skipped with a warning, or kept with
     ``allow_partial`` (its missing responses then simply get no matchups). A model with no usable response at
     all is an error naming its log and the first failure."""
     import logging
 
-    from eq_evals.logcheck import select
-
-    selection = select(expand_log_paths(logs), allow_partial, flag="-T allow_partial=true")
+    # the gate checks before the first judge call: complete logs, one per retry chain, one data version (or
+    # -T allow_mixed_datasets=true), and only logs of the generation tasks this judging task reads
+    selection = gate(logs, tasks=tasks, allow_partial=allow_partial, allow_mixed=allow_mixed_datasets,
+                     flag="-T allow_partial=true", mixed_flag="-T allow_mixed_datasets=true", what="judging")
     for warning in selection.warnings:
         logging.getLogger(__name__).warning(warning)
     gens = [load_generation(info.path, log) for log, info in selection.kept]
@@ -81,11 +82,6 @@ def load_generations(logs: str | list[str], tasks: list[str] | None = None,
         raise EqEvalsError("these generation logs have no usable response, so their model cannot be judged: " + "; ".join(
             f"{g.path} ({g.model}: {len(g.failed)} of {len(g.sample_ids)} samples failed"
             + (f", e.g. {g.errors[0]!r}" if g.errors else "") + ")" for g in empty))
-    if tasks:
-        wrong = [g for g in gens if g.task.split("/")[-1] not in tasks]
-        if wrong:
-            raise EqEvalsError("these logs are not generation logs of " + ", ".join(tasks) + ": "
-                               + "; ".join(f"{g.path} ({g.task})" for g in wrong))
     by_task: dict[str, list[str]] = {}
     for g in gens:
         by_task.setdefault(g.task, []).append(g.path)

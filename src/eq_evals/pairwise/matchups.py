@@ -296,12 +296,13 @@ def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None =
                       generation_tasks: list[str] | None = None, pairing: str = "active",
                       max_rounds: int = 10, pairs_per_round: int = 20, seed: int = 42, batch: int = 10,
                       budget: int | None = None, stop: str = "settled", settle_misorder: float = 1.0,
-                      settle_rounds: int = 2, allow_partial: bool = False) -> list[Sample] | SampleSource:
+                      settle_rounds: int = 2, allow_partial: bool = False,
+                      allow_mixed_datasets: bool = False) -> list[Sample] | SampleSource:
     """Matchups from the generation logs of two or more models (a folder or comma-separated files)."""
     if not logs:
         raise EqEvalsError("-T logs=DIR is required: the generation logs of two or more models of one task")
     wanted = [d.strip() for d in dimensions.split(",")] if dimensions else None
-    pool = Pool(load_generations(logs, generation_tasks, allow_partial), language, wanted)
+    pool = Pool(load_generations(logs, generation_tasks, allow_partial, allow_mixed_datasets), language, wanted)
     if pairing == "round_robin":
         samples = round_robin_samples(pool)
         if not samples:
