@@ -149,7 +149,7 @@ def test_judge_human_agreement_on_heart_logs(round_robin, tmp_path: Path) -> Non
     for sid in ("fixture-reg-001-en", "fixture-reg-002-en", "fixture-adv-001-en"):
         key = f"overall|{sid}|{warm}|{terse_id}" if warm < terse_id else f"overall|{sid}|{terse_id}|{warm}"
         rows += [f"{key},r1,{warm}", f"{key},r2,{warm}"]
-    rows.append(f"overall|fixture-reg-001-en|eq_evals/scripted-heart-terse|reference,r1,reference")
+    rows.append("overall|fixture-reg-001-en|eq_evals/scripted-heart-terse|reference,r1,reference")
     csv_path = tmp_path / "human.csv"
     csv_path.write_text("\n".join(rows) + "\n")
     report = agreement([terse], str(csv_path))

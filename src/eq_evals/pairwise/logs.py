@@ -10,7 +10,7 @@ from inspect_ai.log import EvalLog
 from eq_evals.core.sources import VERSION_KEY
 from eq_evals.core.text import final_reply
 from eq_evals.errors import EqEvalsError
-from eq_evals.logcheck import expand_log_paths, gate, read as read_log
+from eq_evals.logcheck import gate, read as read_log
 
 
 @dataclass
