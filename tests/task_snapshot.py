@@ -78,10 +78,10 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return _scrub(value) if isinstance(value, str) else value
     if callable(value):
-        from inspect_ai._util.registry import is_registry_object, registry_log_name
+        from inspect_ai._util.registry import is_registry_object
 
         if is_registry_object(value):
-            return {"registry": registry_log_name(value)}
+            return {"registry": _name(value)}
         return {"callable": getattr(value, "__qualname__", type(value).__name__)}
     return _scrub(_ADDRESS.sub("", repr(value)))
 
@@ -92,11 +92,19 @@ def _scrub(text: str) -> str:
     return text.replace(str(declarative_root()), "<root>")
 
 
-def _registry(obj: Any) -> dict[str, Any]:
-    from inspect_ai._util.registry import has_registry_params, registry_log_name, registry_params
+def _name(obj: Any) -> str:
+    """The registry name without the package namespace, which Inspect adds only when eq_evals is installed
+    (``eq_evals/facet_objective`` installed, ``facet_objective`` from a source folder on PYTHONPATH)."""
+    from inspect_ai._util.registry import registry_log_name
 
-    return {"name": registry_log_name(obj),
-            "args": _plain(registry_params(obj)) if has_registry_params(obj) else None}
+    name = registry_log_name(obj)
+    return name.split("/", 1)[1] if name.startswith("eq_evals/") else name
+
+
+def _registry(obj: Any) -> dict[str, Any]:
+    from inspect_ai._util.registry import has_registry_params, registry_params
+
+    return {"name": _name(obj), "args": _plain(registry_params(obj)) if has_registry_params(obj) else None}
 
 
 def _digest(value: Any) -> str:
@@ -134,7 +142,7 @@ def describe_task(task: Any) -> dict[str, Any]:
     solvers = list(task.solver) if hasattr(task.solver, "__len__") else [task.solver]
     scorers = task.scorer or []
     return {
-        "name": task.name,
+        "name": task.name.split("/", 1)[-1],
         "version": task.version,
         "dataset": _dataset(task),
         "solver": [_registry(s) for s in solvers],
@@ -191,7 +199,7 @@ def load_snapshot() -> dict[str, Any]:
 
 
 def differences(expected: Any, actual: Any, where: str = "") -> list[str]:
-    """Readable paths at which two descriptions differ."""
+    """Readable paths at which two descriptions differ (lists in order; mappings key by key)."""
     if isinstance(expected, dict) and isinstance(actual, dict):
         out = []
         for key in list(expected) + [k for k in actual if k not in expected]:
@@ -201,9 +209,7 @@ def differences(expected: Any, actual: Any, where: str = "") -> list[str]:
                 out.append(f"{where}/{key}: new")
             else:
                 out += differences(expected[key], actual[key], f"{where}/{key}")
-        if not out and list(expected) != list(actual):
-            out.append(f"{where}: key order {list(expected)} != {list(actual)}")
-        return out
+        return out  # the order of mapping keys is not compared (parameter_order records the parameters')
     if expected != actual:
         return [f"{where}: {json.dumps(expected, ensure_ascii=False)[:200]} != "
                 f"{json.dumps(actual, ensure_ascii=False)[:200]}"]
