@@ -2,17 +2,19 @@
 
 A declaration names its dataset adapter, solver steps, scorers, metrics, epochs and typed parameters
 (see docs/adding-a-task.md). Values of the form ``${param}`` are replaced by the task parameter's
-value. Everything is validated when the plugin loads: a broken declaration fails with its file, the
-key and what is wrong.
+value. A declaration may ``include`` fragments (files named ``_*.yaml``, never tasks themselves) whose keys
+it extends or overrides. Everything is validated when the plugin loads: a broken declaration fails with its
+file, the key and what is wrong.
 """
 
 from __future__ import annotations
 
 import inspect
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Iterable, Literal
 
 import yaml
 from inspect_ai import Epochs, SampleSource, Task, task
@@ -71,12 +73,17 @@ class TaskDecl(BaseModel):
 class Declaration:
     file: Path
     spec: TaskDecl
+    # the files that make up the declaration, in merge order (included fragments first, the file itself last)
+    layers: tuple[tuple[Path, dict], ...] = ()
 
     @property
     def where(self) -> str:
         return display_path(self.file)
 
     def fail(self, key: str, problem: str) -> DeclarationError:
+        origin = origin_of(self.layers, key)
+        if origin is not None and origin != self.file:
+            problem = f"{problem} (set in {display_path(origin)})"
         return DeclarationError(self.where, key, problem)
 
 
@@ -84,23 +91,133 @@ def _pydantic_key(error: dict) -> str:
     return ".".join(str(part) for part in error["loc"]) or "(top level)"
 
 
-def parse_declaration(file: Path) -> Declaration:
-    components.load_all()
-    where = display_path(file)
+# ---------------------------------------------------------------------------------------------
+# includes: a declaration (or a fragment) may say ``include: _fragment.yaml`` or ``include: [_a.yaml, _b.yaml]``
+
+
+def is_fragment(file: Path) -> bool:
+    """A file named ``_*.yaml`` holds keys for declarations to include; it is never a task itself."""
+    return file.name.startswith("_")
+
+
+def merge(base: dict, override: dict) -> dict:
+    """``override`` on top of ``base``: nested mappings merge key by key (the override's keys win); any other
+    value, a list included, replaces the base's. Keys keep the base's order; new keys follow."""
+    out = dict(base)
+    for key, value in override.items():
+        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _read_yaml(file: Path) -> Any:
     try:
-        raw = yaml.safe_load(file.read_text(encoding="utf-8"))
+        return yaml.safe_load(file.read_text(encoding="utf-8"))
     except yaml.YAMLError as ex:
         mark = getattr(ex, "problem_mark", None)
         at = f"line {mark.line + 1}" if mark else "(yaml)"
-        raise DeclarationError(where, at, f"invalid YAML: {getattr(ex, 'problem', ex)}") from None
+        raise DeclarationError(display_path(file), at, f"invalid YAML: {getattr(ex, 'problem', ex)}") from None
+
+
+def _include_candidates(name: str, file: Path) -> list[Path]:
+    """Where ``include: name`` in ``file`` may be: beside the file; then, for a file under some root's tasks/
+    folder, the same folder of every root (EQ_EVALS_PATH folders first, then the package), so a user's
+    declaration in ``my_evals/tasks/facet/`` can include the bundled ``_objective.yaml``; then ``name`` as a path
+    below every root's tasks/ (``facet/_objective.yaml``)."""
+    tasks_dirs = [root / "tasks" for root in roots()]
+    below = None
+    for tasks_dir in tasks_dirs:
+        try:
+            below = file.parent.relative_to(tasks_dir)
+            break
+        except ValueError:
+            continue
+    candidates = [file.parent / name]
+    if below is not None:
+        candidates += [tasks_dir / below / name for tasks_dir in tasks_dirs]
+    candidates += [tasks_dir / name for tasks_dir in tasks_dirs]
+    return [Path(os.path.normpath(c)) for c in candidates]
+
+
+def read_layers(file: Path, _chain: tuple[Path, ...] = ()) -> list[tuple[Path, dict]]:
+    """The mappings a declaration is made of, in merge order: its included files (each with its own includes,
+    depth first) and then the file itself, each without its ``include`` key."""
+    where = display_path(file)
+    raw = _read_yaml(file)
     if not isinstance(raw, dict):
+        if _chain:
+            raise DeclarationError(where, "(top level)", "an included file must be a YAML mapping "
+                                   f"(included from {display_path(_chain[-1])})")
         raise DeclarationError(where, "(top level)", "a task declaration must be a YAML mapping")
+    includes = raw.pop("include", None)
+    if includes is None:
+        return [(file, raw)]
+    names = [includes] if isinstance(includes, str) else includes
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
+        raise DeclarationError(where, "include", f"expected a file name or a list of file names, got {includes!r}")
+    chain = _chain + (file,)
+    layers: list[tuple[Path, dict]] = []
+    for i, name in enumerate(names):
+        key = "include" if isinstance(includes, str) else f"include[{i}]"
+        candidates = _include_candidates(name, file)
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            looked = ", ".join(dict.fromkeys(display_path(c.parent) for c in candidates))
+            raise DeclarationError(where, key, f"{name} does not exist (looked in {looked})")
+        if any(found.resolve() == f.resolve() for f in chain):
+            cycle = " -> ".join(display_path(f) for f in chain + (found,))
+            raise DeclarationError(where, key, f"{name} is already being included: include cycle {cycle}")
+        layers += read_layers(found, chain)
+    return layers + [(file, raw)]
+
+
+def _merged(layers: Iterable[tuple[Path, dict]]) -> dict:
+    out: dict = {}
+    for _, mapping in layers:
+        out = merge(out, mapping)
+    return out
+
+
+def read_declaration(file: Path) -> dict:
+    """The mapping a declaration file stands for: its includes merged in order, its own keys on top."""
+    return _merged(read_layers(file))
+
+
+def origin_of(layers: Iterable[tuple[Path, dict]], key: str) -> Path | None:
+    """The file that sets the value at ``key`` (``parameters.language.default``, ``solver[1]``, ``solver.1``):
+    the last layer in which that path exists; a list is set whole, so ``solver[1]`` comes from where ``solver``
+    does."""
+    parts = [p for p in re.split(r"[.\[]", key) if p]
+    for file, mapping in reversed(list(layers)):
+        node: Any = mapping
+        for part in parts:
+            if isinstance(node, list):
+                break  # the list (and everything in it) comes from this layer
+            if not isinstance(node, dict) or part not in node:
+                break
+            node = node[part]
+        else:
+            if parts:
+                return file
+            continue
+        if isinstance(node, list):
+            return file
+    return None
+
+
+def parse_declaration(file: Path) -> Declaration:
+    components.load_all()
+    where = display_path(file)
+    layers = tuple(read_layers(file))
+    raw = _merged(layers)
     try:
         spec = TaskDecl.model_validate(raw)
     except ValidationError as ex:
         first = ex.errors()[0]
-        raise DeclarationError(where, _pydantic_key(first), first["msg"]) from None
-    decl = Declaration(file, spec)
+        key = _pydantic_key(first)
+        origin = origin_of(layers, key)
+        note = f" (set in {display_path(origin)})" if origin is not None and origin != file else ""
+        raise DeclarationError(where, key, first["msg"] + note) from None
+    decl = Declaration(file, spec, layers)
     check(decl)
     return decl
 
@@ -319,8 +436,9 @@ def _task_function(decl: Declaration) -> Callable[..., Task]:
 
 
 def declaration_files() -> list[Path]:
-    """Every ``tasks/**/*.yaml`` of the bundled root and of the user's EQ_EVALS_PATH folders."""
-    return sorted(f for root in roots() for f in (root / "tasks").rglob("*.yaml"))
+    """Every ``tasks/**/*.yaml`` of the bundled root and of the user's EQ_EVALS_PATH folders, except fragments
+    (``_*.yaml``, which declarations include)."""
+    return sorted(f for root in roots() for f in (root / "tasks").rglob("*.yaml") if not is_fragment(f))
 
 
 def load_declarations_tolerant() -> tuple[list[Declaration], dict[Path, EqEvalsError]]:
