@@ -127,6 +127,27 @@ def test_fragments_are_never_tasks(tmp_path, monkeypatch: pytest.MonkeyPatch) ->
     assert "my_overlay_task" in {d.spec.name for d in decls} and not broken
 
 
+def test_a_user_overlay_includes_the_bundled_fragments(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A declaration in an EQ_EVALS_PATH folder finds ``_objective.yaml`` in the package's tasks/facet/ (the same
+    folder below tasks/), or by its path below tasks/ (``facet/_objective.yaml``); a fragment of the same name
+    beside it wins."""
+    from eq_evals.engine import build_task, parse_declaration
+    from eq_evals.resources import declarative_root
+
+    monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path))
+    extra = 'version: 1\ndataset:\n  args: {dimensions: [crisis_recognition]}\n'
+    same_folder = _write(tmp_path / "tasks" / "facet", "my_crisis.yaml", _task("my_crisis", "_objective.yaml", extra))
+    decl = parse_declaration(same_folder)
+    assert decl.layers[-2][0] == declarative_root() / "tasks" / "facet" / "_objective.yaml"
+    assert decl.spec.scorer == [{"facet_objective": {"rules": "facet/objective.yaml", "normalize": "${normalize_labels}",
+                                                     "cross_language": "${cross_language_labels}"}}]
+    assert len(build_task(decl, language="zh").dataset) == 60
+    by_path = _write(tmp_path / "tasks", "my_crisis2.yaml", _task("my_crisis2", "facet/_objective.yaml", extra))
+    assert parse_declaration(by_path).spec.epochs.count == 3
+    _write(tmp_path / "tasks" / "facet", "_objective.yaml", FRAGMENT.replace("count: 3", "count: 7"))
+    assert parse_declaration(same_folder).spec.epochs.count == 7  # the user's own fragment beside it
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # errors name the file, the key and the problem
 
