@@ -235,3 +235,22 @@ def test_an_error_in_an_included_key_names_the_fragment_that_set_it(tmp_path) ->
         parse_declaration(path)
     assert info.value.key == "parameters.normalize_labels.type" and "(set in " in info.value.problem
 
+
+
+def test_the_documented_overlay_example_includes_the_bundled_fragment(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/adding-a-task.md, "Fragments": the user's variant of facet_crisis, in an EQ_EVALS_PATH folder."""
+    import re
+    from pathlib import Path
+
+    from eq_evals.engine import build_task, load_declarations
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "adding-a-task.md").read_text(encoding="utf-8")
+    [(name, text)] = re.findall(r"<!-- include-example: (\S+) -->\n```yaml\n(.*?)```", doc, flags=re.DOTALL)
+    (tmp_path / name).parent.mkdir(parents=True)
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path))
+    [decl] = [d for d in load_declarations() if d.spec.name == "facet_crisis_long"]
+    assert decl.spec.config == {"max_tokens": 1024, "stop_seqs": ["</answer>"]}
+    assert decl.spec.epochs.count == 1 and decl.spec.epochs.reducer == "mean"
+    task = build_task(decl, language="zh")
+    assert len(task.dataset) == 60 and task.config.max_tokens == 1024 and task.epochs == 1
