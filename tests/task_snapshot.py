@@ -221,7 +221,8 @@ def main(argv: list[str]) -> int:
     os.environ.pop("LONGEMOTION_DATA_DIR", None)  # the fixtures build reads the project's data only
     current = json.loads(json.dumps(describe_all(), ensure_ascii=False, default=str))
     if "--write" in argv:
-        SNAPSHOT.write_text(json.dumps(current, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        # keys sorted, so a rewrite after a deliberate change diffs only where the change is
+        SNAPSHOT.write_text(json.dumps(current, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
         print(f"written {SNAPSHOT} ({len(current)} tasks)")
         return 0
     diff = differences(load_snapshot(), current)
