@@ -33,12 +33,15 @@ RESERVED = {"model", "epochs", "limit", "name"}
 
 
 class ParamDecl(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
     type: Literal["str", "int", "float", "bool"]
     default: Any = None
     choices: list[Any] | None = None
     required: bool = False
     description: str = Field(min_length=1)
+    # ``list: true`` (type str): a comma-separated list. ``inspect eval -T x=a,b`` passes a Python list; the
+    # parameter accepts that and a comma-separated string alike and hands components the string "a,b".
+    is_list: bool = Field(default=False, alias="list")
 
 
 class DatasetDecl(BaseModel):
@@ -252,9 +255,12 @@ def _check_params(decl: Declaration) -> None:
                 coerce(p, p.default)
             except ValueError as ex:
                 raise decl.fail(f"{key}.default", str(ex)) from None
+        if p.is_list and p.type != "str":
+            raise decl.fail(f"{key}.list", f"a list parameter has type str (its value is a comma-separated string), "
+                                            f"not {p.type}")
         if p.required and p.default is not None:
             raise decl.fail(f"{key}.required", "a required parameter cannot have a default")
-        if p.choices is not None and p.default is not None and p.default not in p.choices:
+        if p.choices is not None and p.default is not None and not p.is_list and p.default not in p.choices:
             raise decl.fail(f"{key}.default", f"{p.default!r} is not one of the choices {p.choices}")
 
 
@@ -320,9 +326,33 @@ def check(decl: Declaration) -> None:
 # construction
 
 
+LIST_FORM = "comma-separated list: a,b or [a, b]"
+
+
+def comma_list(value: Any) -> str:
+    """A list parameter's one form: its items, stripped, empty ones dropped, joined by commas. Accepts a
+    comma-separated string (``"a, b"``), the list ``inspect eval -T x=a,b`` makes of it (``["a", "b"]``), a YAML
+    list (``-T x='[a, b]'``) or one scalar (``-T stages=4`` arrives as the int 4)."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    parts: list[str] = []
+    for item in items:
+        if isinstance(item, (dict, list, tuple, set)) or item is None:
+            raise ValueError(f"expected a {LIST_FORM}, got {value!r}")
+        text = ("true" if item else "false") if isinstance(item, bool) else str(item)
+        parts += [part.strip() for part in text.split(",") if part.strip()]
+    return ",".join(parts)
+
+
 def coerce(p: ParamDecl, value: Any) -> Any:
     if value is None:
         return None
+    if p.is_list:
+        value = comma_list(value)
+        if p.choices is not None:
+            wrong = [item for item in value.split(",") if item and item not in p.choices]
+            if wrong:
+                raise ValueError(f"{', '.join(map(repr, wrong))} not among {p.choices}")
+        return value
     kind = PARAM_TYPES[p.type]
     if kind is bool and isinstance(value, str) and value.lower() in ("true", "false"):
         value = value.lower() == "true"
@@ -416,6 +446,17 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
     )
 
 
+def param_form(p: ParamDecl) -> str:
+    """How a parameter is written, for `eq-evals list` and the task's docstring: ``str``, ``bool``, or
+    ``str, comma-separated list: a,b or [a, b]``."""
+    return f"{p.type}, {LIST_FORM}" if p.is_list else p.type
+
+
+def _annotation(p: ParamDecl) -> Any:
+    kind: Any = PARAM_TYPES[p.type] | list[str] if p.is_list else PARAM_TYPES[p.type]
+    return kind | None if p.default is None else kind
+
+
 def _task_function(decl: Declaration) -> Callable[..., Task]:
     spec = decl.spec
 
@@ -425,10 +466,9 @@ def _task_function(decl: Declaration) -> Callable[..., Task]:
     factory.__name__ = factory.__qualname__ = spec.name
     factory.__module__ = __name__
     factory.__doc__ = spec.description + "\n\nArgs:\n" + "".join(
-        f"    {n} ({p.type}): {p.description}\n" for n, p in spec.parameters.items())
+        f"    {n} ({param_form(p)}): {p.description}\n" for n, p in spec.parameters.items())
     factory.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
-        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=p.default,
-                          annotation=PARAM_TYPES[p.type] | None if p.default is None else PARAM_TYPES[p.type])
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=p.default, annotation=_annotation(p))
         for n, p in spec.parameters.items()
     ] + [inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)],  # so unknown -T names reach check_arguments
         return_annotation=Task)
