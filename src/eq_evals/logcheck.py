@@ -187,7 +187,7 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
     info = LogCheck(
         path=path or str(getattr(log, "location", "") or "-"), task=task_name(log), task_id=str(ev.task_id),
         task_version=str(ev.task_version),
-        model=ev.model, roles=_roles(log), task_args=dict(ev.task_args or {}),
+        model=ev.model, roles=_roles(log), task_args=_task_args(ev.task_args),
         dataset=f"{where} ({ds.samples} samples)" if ds.samples is not None else str(where), sample_ids=ids,
         epochs=epochs, status=str(log.status), error=_first_line(log.error.message) if log.error else "",
         planned=planned, samples_read=log.samples is not None)
@@ -369,6 +369,22 @@ def add(out: Selection, log: EvalLog, info: LogCheck, allow_partial: bool, flag:
 
 # Task arguments that name where logs or data live but not what was run.
 LOCATION_ARGS = frozenset({"logs", "data_dir"})
+
+
+def _task_args(args: dict[str, Any] | None) -> dict[str, Any]:
+    """A log's task arguments, a list argument in its one form: ``inspect eval -T dimensions=a,b`` records the
+    list ["a", "b"], a Python caller may pass "a,b"; the engine hands both to the task as "a,b"
+    (engine.comma_list), so both are shown and compared as "a,b"."""
+    from eq_evals.engine import comma_list
+
+    out = dict(args or {})
+    for key, value in out.items():
+        if isinstance(value, (list, tuple)):
+            try:
+                out[key] = comma_list(value)
+            except ValueError:  # not a list of scalars: not one of ours, shown as it is
+                pass
+    return out
 
 
 def comparability(infos: list[LogCheck]) -> list[str]:
