@@ -15,6 +15,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
 import eq_evals._registry  # noqa: F401
+from eq_evals.heart.leaderboard import score_records
 from eq_evals.engine import ParamDecl, coerce, comma_list, parse_declaration, register_all
 from eq_evals.errors import DeclarationError, EqEvalsError
 
@@ -143,7 +144,7 @@ def test_heart_judge_roles_and_opponents_from_the_command_line(tmp_path: Path) -
                        "--model-role", "judge_two=eq_evals/scripted-hjudge-mild")
     log = read_eval_log(str(path))
     assert log.status == "success", log.error
-    records = [r for s in log.samples for r in s.scores["heart_pairwise"].metadata["comparisons"]]
+    records = [r for s in log.samples for r in score_records(s.scores["heart_pairwise"])]
     assert {r["judge"] for r in records} == {"eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild"}
     assert {r["system_b"] for r in records} == {"reference", "eq_evals/scripted-heart-warm"}
 
