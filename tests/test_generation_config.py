@@ -104,15 +104,15 @@ def _list(env_offline: str | None, *args: str) -> str:
 
 
 def test_list_does_not_blame_an_offline_setting_the_user_never_made() -> None:
-    out = _list(None, "--benchmark", "longemotion")
+    out = _list(None, "--long", "--benchmark", "longemotion")
     assert "HF_HUB_OFFLINE is set" not in out
     assert "`eq-evals list` only counts data already on this machine (it never downloads)" in out
-    out = _list("1", "--benchmark", "longemotion")
+    out = _list("1", "--long", "--benchmark", "longemotion")
     assert "HF_HUB_OFFLINE is set" in out  # the user did set it: say so
 
 
 def test_list_shows_the_declared_generation_config() -> None:
-    out = _list("1", "--benchmark", "facet")
+    out = _list("1", "facet_hidden")
     hidden = out.split("eq_evals/facet_hidden ")[1].split("eq_evals/")[0]
     assert "generation: max_tokens=128, stop_seqs=['</answer>']" in hidden
 

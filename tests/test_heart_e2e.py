@@ -96,6 +96,30 @@ def test_ratings_write_the_heart_leaderboard(round_robin, tmp_path: Path) -> Non
     assert "### adversarial histories only (overall)" in md
 
 
+def test_heart_leaderboard_command_writes_the_same_files_as_ratings(round_robin, tmp_path: Path, capsys) -> None:
+    """`eq-evals heart leaderboard` (docs/cli.md): HEART's files from HEART's logs alone, one implementation."""
+    logs = [log.location for log in round_robin]
+    assert cli_main(["ratings", *logs, "--out", str(tmp_path / "r"), "--bootstrap", "50", "--quiet"]) == 0
+    capsys.readouterr()
+    folder = str(Path(logs[0]).parent)
+    assert cli_main(["heart", "leaderboard", folder, "--out", str(tmp_path / "h"), "--bootstrap", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating |" in out
+    assert f"written: {tmp_path / 'h' / 'heart_leaderboard.md'}, " in out
+    for ext in ("md", "csv", "json"):
+        assert (tmp_path / "h" / f"heart_leaderboard.{ext}").read_text() == \
+               (tmp_path / "r" / f"heart_leaderboard.{ext}").read_text()
+    assert (tmp_path / "h" / "heart_leaderboard.png").stat().st_size > 0
+    assert cli_main(["heart", "leaderboard", str(tmp_path / "h")]) == 2  # no logs there: an error, not an empty board
+
+
+def test_doctor_calls_the_documented_incremental_opponents_workflow_comparable(round_robin, capsys) -> None:
+    """docs/heart.md: each new system runs with `-T opponents=reference,<earlier logs>`; the runs still compare."""
+    assert {log.eval.task_args["opponents"].count(",") for log in round_robin} == {0, 1, 2}
+    assert cli_main(["doctor", str(Path(round_robin[0].location).parent)]) == 0
+    assert "logs of the same task agree" in capsys.readouterr().out
+
+
 def test_garbled_judge_is_retried_then_unscored_never_a_loss(tmp_path: Path) -> None:
     log = run("heart-warm", tmp_path, grader=["eq_evals/scripted-hjudge-garbled"], subset="regular", attempts=2)
     for s in log.samples:

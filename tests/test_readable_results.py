@@ -104,13 +104,13 @@ def test_charts_one_per_table_shared_scale(tmp_path: Path) -> None:
 
 def test_cli_warning_without_source_line_and_clean_paths(tmp_path: Path, capsys: pytest.CaptureFixture,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    import eq_evals.cli as cli
+    import eq_evals.commands.listing as listing
 
     def noisy(args) -> int:  # noqa: ANN001
         warnings.warn("bradley_terry: perfect separation (never lost: ['a'])", RuntimeWarning, stacklevel=1)
         return 0
 
-    monkeypatch.setattr(cli, "cmd_list", noisy)
+    monkeypatch.setattr(listing, "cmd_list", noisy)
     assert cli_main(["list"]) == 0
     err = capsys.readouterr().err
     assert err == "eq-evals: warning: bradley_terry: perfect separation (never lost: ['a'])\n"

@@ -89,13 +89,3 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     report = diagnose(args.logs)
     print(json.dumps(report, indent=2, ensure_ascii=False, default=str) if args.json else render(report))
     return 0 if report["ok"] else 1
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``doctor`` (alias ``check``) to the ``eq-evals`` parser."""
-    p = sub.add_parser("doctor", aliases=["check"],
-                       help="for a folder of logs: what each log is, is it complete, unscored samples and why, "
-                            "can the logs be compared")
-    p.add_argument("logs", nargs="+", metavar="LOGS", help="Inspect log files or folders")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.set_defaults(func=cmd_doctor)

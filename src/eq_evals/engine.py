@@ -461,6 +461,10 @@ def _task_function(decl: Declaration) -> Callable[..., Task]:
     spec = decl.spec
 
     def factory(**kwargs: Any) -> Task:
+        BUILT.add(spec.name)  # the package's Inspect hook joins runs of eq_evals tasks only
+        from eq_evals import summary_hook
+
+        summary_hook.activate()
         return build_task(decl, **kwargs)
 
     factory.__name__ = factory.__qualname__ = spec.name
@@ -509,6 +513,7 @@ def load_declarations() -> list[Declaration]:
 
 
 TASKS: dict[str, Callable[..., Task]] = {}
+BUILT: set[str] = set()  # tasks built in this process through the registry (an Inspect run of them)
 DECLARATIONS: dict[str, Declaration] = {}
 BROKEN: dict[str, EqEvalsError] = {}
 

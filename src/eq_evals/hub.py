@@ -471,33 +471,3 @@ def cmd_push_results(args: argparse.Namespace) -> int:
         return 0
     _print_pushed(push_results(args.logs, args.repo, args.private, args.tag, args.method, args.allow_mixed_datasets))
     return 0
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``hub`` command group to the ``eq-evals`` parser."""
-    p_hub = sub.add_parser("hub", help="publish datasets and results on the Hugging Face Hub (docs/hub.md)")
-    hub_sub = p_hub.add_subparsers(dest="hub_command", required=True)
-    names = ", ".join(sorted(dataset_folders()))
-    p_exp = hub_sub.add_parser("export", help="write a Hub-ready dataset folder (card + data files)")
-    p_exp.add_argument("name", help=f"bundled dataset ({names})")
-    p_exp.add_argument("--out", required=True, help="output folder (new or empty)")
-    p_exp.add_argument("--repo", help="OWNER/NAME to show in the card's loading examples")
-    p_exp.set_defaults(func=cmd_export)
-    p_push = hub_sub.add_parser("push", help="upload an exported folder (or a bundled dataset by name) in one commit")
-    p_push.add_argument("target", help="a folder written by `hub export`, or a bundled dataset name")
-    p_push.add_argument("--repo", required=True, help="Hub dataset repository OWNER/NAME")
-    p_push.add_argument("--private", action="store_true", help="create the repository as private")
-    p_push.add_argument("--tag", help="tag the commit (e.g. v1)")
-    p_push.set_defaults(func=cmd_push)
-    p_res = hub_sub.add_parser("push-results", help="publish leaderboards and per-sample scores of eval logs")
-    p_res.add_argument("logs", nargs="+", help="log files or folders")
-    p_res.add_argument("--repo", required=True, help="Hub dataset repository OWNER/NAME")
-    p_res.add_argument("--private", action="store_true")
-    p_res.add_argument("--tag")
-    p_res.add_argument("--method", default="bt", choices=["bt", "trueskill", "eqbench3", "elo"])
-    p_res.add_argument("--allow-mixed-datasets", action="store_true",
-                       help="rate logs made on different dataset versions together")
-    p_res.add_argument("--out", help="only write the results folder here (no upload)")
-    p_res.set_defaults(func=cmd_push_results)
-
-

@@ -367,8 +367,49 @@ def add(out: Selection, log: EvalLog, info: LogCheck, allow_partial: bool, flag:
     return True
 
 
-# Task arguments that name where logs or data live but not what was run.
-LOCATION_ARGS = frozenset({"logs", "data_dir"})
+# Task arguments that name where logs or data live but not what was run. HEART's `opponents` grows as systems are
+# added (docs/heart.md: a later run passes `-T opponents=reference,logs/`), so runs with different lists still compare.
+LOCATION_ARGS = frozenset({"logs", "data_dir", "opponents"})
+_SHOWN = 60  # characters of one value in a note
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+    return text if len(text) <= _SHOWN else text[:_SHOWN - 1] + "…"
+
+
+def _where(paths: list[str]) -> str:
+    return ", ".join(paths) if len(paths) <= 3 else f"{', '.join(paths[:2])} and {len(paths) - 2} more logs"
+
+
+def _differences(label: str, values: dict[str, list[str]], loaded: dict[str, Any]) -> str:
+    """The note for one differing property: the keys that differ (dicts), the sizes and ids that differ (item
+    sets), else the values; each value with the logs that have it."""
+    parsed = [loaded[v] for v in values]
+    if all(isinstance(p, dict) for p in parsed):
+        keys = sorted({k for p in parsed for k in p if len({json.dumps(q.get(k), sort_keys=True, default=str)
+                                                              for q in parsed}) > 1})
+        parts = []
+        for key in keys:
+            by_value: dict[str, list[str]] = {}
+            for v, paths in values.items():
+                shown = _short(loaded[v][key]) if key in loaded[v] else "(unset)"
+                by_value.setdefault(shown, []).extend(paths)
+            parts.append(f"{key}: " + "; ".join(f"{shown} in {_where(p)}" for shown, p in by_value.items()))
+        return f"logs differ in {label}: " + " | ".join(parts)
+    if all(isinstance(p, list) for p in parsed):  # item sets, data versions: what is not in every log
+        common = set.intersection(*(set(map(str, p)) for p in parsed))
+        parts = []
+        for v, paths in values.items():
+            extra = sorted(set(map(str, loaded[v])) - common)
+            if label == "item set":
+                example = f", {len(extra)} not in every log (e.g. {', '.join(extra[:3])})" if extra else ""
+                parts.append(f"{len(loaded[v])} items{example} in {_where(paths)}")
+            else:
+                more = f" and {len(extra) - 2} more" if len(extra) > 2 else ""
+                parts.append(f"{'; '.join(extra[:2]) + more if extra else '(only the common ones)'} in {_where(paths)}")
+        return f"logs differ in {label}: " + " | ".join(parts)
+    return f"logs differ in {label}: " + "; ".join(f"{_short(loaded[v])} in {_where(p)}" for v, p in values.items())
 
 
 def _task_args(args: dict[str, Any] | None) -> dict[str, Any]:
@@ -389,7 +430,8 @@ def _task_args(args: dict[str, Any] | None) -> dict[str, Any]:
 
 def comparability(infos: list[LogCheck]) -> list[str]:
     """Reasons the logs of one task cannot be put side by side (empty when they can): different task
-    versions, arguments, item sets, epochs or model roles, or a model run twice."""
+    versions, arguments, item sets, epochs or model roles, or a model run twice. A note names what differs
+    (the argument or role, the item count) and each value with its logs, not the whole record."""
     notes = []
     by_task: dict[str, list[LogCheck]] = {}
     for info in infos:
@@ -400,11 +442,14 @@ def comparability(infos: list[LogCheck]) -> list[str]:
 
         def differs(label: str, key: Any) -> None:
             values: dict[str, list[str]] = {}
+            loaded: dict[str, Any] = {}
             for g in group:
-                values.setdefault(json.dumps(key(g), sort_keys=True, default=str), []).append(g.path)
+                value = key(g)
+                text = json.dumps(value, sort_keys=True, default=str)
+                values.setdefault(text, []).append(g.path)
+                loaded[text] = json.loads(text)
             if len(values) > 1:
-                notes.append(f"{task}: logs differ in {label}: "
-                             + "; ".join(f"{v} in {', '.join(p)}" for v, p in values.items()))
+                notes.append(f"{task}: {_differences(label, values, loaded)}")
 
         differs("task version", lambda g: g.task_version)
         differs("task arguments", lambda g: {k: v for k, v in g.task_args.items() if k not in LOCATION_ARGS})

@@ -5,6 +5,11 @@ Inspect's summary shows only metrics, and unscored samples never reach a metric:
 dialogue ended unscored showed ``mean nan`` and nothing else (issue 13). This hook prints, under the summary,
 one line per eq_evals log with unscored scores: the count, the reasons (``eq_evals.logcheck``, the same
 counting ``eq-evals doctor`` uses) and the command that lists them. Logs of other packages' tasks are left alone.
+
+The hook takes part only in runs of eq_evals tasks: it is registered with Inspect (:func:`activate`) when the
+command line names an eq_evals task (``inspect eval eq_evals/facet_hidden``, so Inspect's start-up list of hooks
+shows it) or when one is built (a Python ``eval()``, ``inspect eval-retry``), and it is enabled (Inspect's
+``Hooks.enabled``) only then. A run of other packages' tasks neither lists nor calls it.
 """
 
 from __future__ import annotations
@@ -13,7 +18,17 @@ import sys
 
 from inspect_ai.hooks import Hooks, RunEnd, TaskEnd, hooks
 
-from eq_evals import logcheck
+from eq_evals import engine, logcheck
+
+
+def eq_evals_run(argv: list[str] | None = None) -> bool:
+    """Is this process running eq_evals tasks? True once one was built (``engine.BUILT``) or when the command
+    line names one as a task (``eq_evals/NAME`` or ``eq_evals/NAME@...``; a model such as eq_evals/scripted-oracle
+    does not count)."""
+    if engine.BUILT:
+        return True
+    words = sys.argv[1:] if argv is None else argv
+    return any(w.startswith("eq_evals/") and w.removeprefix("eq_evals/").split("@")[0] in engine.TASKS for w in words)
 
 
 def unscored_lines(log) -> list[str]:  # type: ignore[no-untyped-def]
@@ -41,9 +56,12 @@ def unscored_lines(log) -> list[str]:  # type: ignore[no-untyped-def]
     return lines
 
 
-@hooks(name="eq_evals", description="eq_evals: record active judging's stops in its log; count unscored samples")
 class EqEvalsHooks(Hooks):
-    """The package's one Inspect hook (Inspect lists each registered hook at the start of every run)."""
+    """The package's one Inspect hook, registered by :func:`activate` (Inspect lists the registered hooks at the
+    start of a run)."""
+
+    def enabled(self) -> bool:
+        return eq_evals_run()
 
     async def on_task_end(self, data: TaskEnd) -> None:
         from eq_evals.pairwise import stop_hook
@@ -55,3 +73,17 @@ class EqEvalsHooks(Hooks):
             lines = unscored_lines(log)
             if lines:
                 print("\n" + "\n".join(lines), file=sys.stderr)
+
+
+_ACTIVE = False
+
+
+def activate() -> None:
+    """Register the hook with Inspect, once: when the command line names an eq_evals task (``eq_evals._registry``)
+    or when an eq_evals task is built (``engine``). Registered any earlier, Inspect would announce it, and a
+    "hooks enabled: 0" line, on runs of every other package's tasks too."""
+    global _ACTIVE
+    if not _ACTIVE:
+        _ACTIVE = True
+        hooks(name="eq_evals", description="eq_evals: record active judging's stops in its log; count unscored "
+                                           "samples")(EqEvalsHooks)

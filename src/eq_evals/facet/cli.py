@@ -1,9 +1,12 @@
-"""``eq-evals validate FILE...``: the FACET item validators (src/eq_evals/facet/validate.py) on any file."""
+"""``eq-evals facet ...``: FACET's commands. ``facet validate FILE...`` runs the FACET item validators
+(``eq_evals.facet.validate``) on any file; it is also FACET's part of the generic ``eq-evals validate``."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+from eq_evals.commands import add_group, add_parser
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -22,18 +25,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1 if report.errors else 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``validate`` to the ``eq-evals`` parser."""
+def add_validate_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """FACET's validator options (the files and --json are the caller's)."""
     from eq_evals.facet.validate import CHECKS, Thresholds
 
     d = Thresholds()
-    p = sub.add_parser("validate", help="check FACET item files (JSONL, spec §7.1, or the authors' JSON): schema, "
-                                        "answer leakage, predictive n-grams, text-only baseline, positions, "
-                                        "duplicates, templates, overlap with the authors' samples, EN/ZH alignment")
-    p.add_argument("files", nargs="+", metavar="FILE", help="FACET files or folders of them")
     p.add_argument("--authors", help="the authors' samples_dataset.json, for the overlap check")
     p.add_argument("--skip", nargs="*", choices=CHECKS, help="checks to leave out")
-    p.add_argument("--json", help="also write figures and findings as JSON")
     p.add_argument("--margin", type=float, default=d.margin,
                    help=f"text-only classifier: largest accepted gain over the majority class (default {d.margin})")
     p.add_argument("--folds", type=int, default=d.folds, help=f"cross-validation folds (default {d.folds})")
@@ -57,4 +55,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"accepted Chinese characters per English word in a pair (default {d.length_ratio})")
     p.add_argument("--min-items", type=int, default=d.min_items,
                    help=f"set-level checks skip a dimension/language with fewer items (default {d.min_items})")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``facet`` command group to the ``eq-evals`` parser."""
+    facet_sub = add_group(sub, "facet", help="FACET: item validators",
+                          examples=["eq-evals facet validate datasets/facet/crisis.jsonl",
+                                    "inspect eval eq_evals/facet_objective --model <model>   # the tasks themselves"])
+    p = add_parser(facet_sub, "validate",
+                   help="check FACET item files (the project's JSONL, datasets/facet/README.md, or the authors' "
+                        "JSON): schema, answer leakage, predictive n-grams, text-only baseline, positions, "
+                        "duplicates, templates, overlap with the authors' samples, EN/ZH alignment",
+                   examples=["eq-evals facet validate my_items.jsonl",
+                             "eq-evals facet validate datasets/facet --authors samples_dataset.json --json report.json",
+                             "eq-evals facet validate my_items.jsonl --skip text_classifier predictive_ngrams"])
+    p.add_argument("files", nargs="+", metavar="FILE", help="FACET files or folders of them")
+    p.add_argument("--json", help="also write figures and findings as JSON")
+    add_validate_arguments(p)
     p.set_defaults(func=cmd_validate)

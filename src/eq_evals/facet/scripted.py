@@ -96,4 +96,4 @@ def _facet_reply(kind: str) -> Callable[[str, dict], str]:
 
 
 for _kind in ("oracle", "prose", "wrong", "half"):
-    register_mode(_kind)(_facet_reply(_kind))
+    register_mode(_kind, options=("items",))(_facet_reply(_kind))  # -M items=PATH: more FACET data

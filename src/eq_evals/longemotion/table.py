@@ -136,15 +136,3 @@ def cmd_table(args: Any) -> int:
         raise EqEvalsError("\n".join([f"no LongEmotion logs in {', '.join(args.logs)}", *warnings]))
     print(to_json(rows, warnings) if args.json else render(rows, warnings))
     return 0
-
-
-def register(sub: Any) -> None:
-    """Add the ``longemotion`` command group to the ``eq-evals`` parser."""
-    p = sub.add_parser("longemotion", help="LongEmotion: results in the paper's Table 3 layout")
-    le_sub = p.add_subparsers(dest="longemotion_command", required=True)
-    t = le_sub.add_parser("table", help="one row per model, method and data origin; one column per task")
-    t.add_argument("logs", nargs="+", metavar="LOGS", help="Inspect log files or folders")
-    t.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
-    t.add_argument("--allow-partial", action="store_true",
-                   help="include logs that are not complete (cancelled, errored), their cells marked partial")
-    t.set_defaults(func=cmd_table)

@@ -199,13 +199,19 @@ def cmd_weights(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``pace`` command group to the ``eq-evals`` parser."""
-    p_pace = sub.add_parser("pace", help="PACE: Causal-PACE weights")
-    pace_sub = p_pace.add_subparsers(dest="pace_command", required=True)
-    p_w = pace_sub.add_parser(
-        "weights", help="fit Causal-PACE weights (PACE Def. 3.1) from CSV/JSONL labels of P, A, C, E and Y",
+    from eq_evals.commands import add_group, add_parser
+
+    pace_sub = add_group(sub, "pace", help="PACE: Causal-PACE weights",
+                         examples=["eq-evals pace weights labels.csv --out weights.json",
+                                   "eq-evals ratings pace-logs/ pace-battles/ --method thurstone   # PACE's leaderboard"])
+    p_w = add_parser(
+        pace_sub, "weights", help="fit Causal-PACE weights (PACE Def. 3.1) from CSV/JSONL labels of P, A, C, E and Y",
         description="Fit Causal-PACE dimension weights from observations with columns P, A, C, E, Y, optional count "
                     "and item. Y must be an independent overall judgement (never a PACE composite). Without DATA, "
-                    "print the paper's weights.")
+                    "print the paper's weights. See docs/pace-weights.md.",
+        examples=["eq-evals pace weights                                   # the paper's weights (PACE §5.2)",
+                  "eq-evals pace weights labels.csv more.jsonl --out weights.json --discretize binary@6",
+                  "eq-evals pace weights pace-battles/ --bootstrap 50 --alpha 1 --out weights.json"])
     p_w.add_argument("data", nargs="*", metavar="DATA", help="CSV or JSONL files, or pace_pairwise logs (.eval/.json, or folders of them)")
     p_w.add_argument("--out", help="write the weights as JSON to this file")
     p_w.add_argument("--y", default="Y", help="the outcome column (default Y)")

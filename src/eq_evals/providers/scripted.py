@@ -12,14 +12,19 @@ Benchmark packages add modes with :func:`register_mode` in their ``scripted`` mo
 
 Options for any mode (fault injection): ``-M delay=SECONDS`` waits before each reply (a slow model);
 ``-M fail_every=N`` raises for the prompts whose hash is divisible by N (about 1 in N prompts fail, always the
-same ones), and succeeds for the others; with ``-M fail_while=PATH`` only while the file PATH exists (an
-outage that ends: delete the file and ``inspect eval-retry`` the log).
+same ones), and succeeds for the others; ``-M fail_while=PATH`` raises while the file PATH exists (an outage
+that ends: delete the file and ``inspect eval-retry`` the log), for every prompt, or with ``fail_every`` for
+those 1 in N.
 
+A mode declares options of its own with ``register_mode(name, options=...)`` (FACET's modes take
+``-M items=PATH``); any other ``-M`` option is an error naming it and the valid ones (a misspelt ``fial_every``
+would otherwise inject nothing, silently).
 Every output carries ``usage``, so Inspect never downloads a tokenizer.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from pathlib import Path
 from typing import Any, Callable
@@ -56,14 +61,21 @@ MODES: dict[str, Callable[..., str]] = {
 }
 
 
-def register_mode(name: str) -> Callable[[Callable[..., str]], Callable[..., str]]:
-    """Add a scripted mode: ``fn(prompt, options) -> reply text``, a pure function of its input.
+# -M options every mode takes (see the module doc); a mode adds its own with register_mode(..., options=...)
+COMMON_OPTIONS = ("delay", "fail_every", "fail_while")
+MODE_OPTIONS: dict[str, tuple[str, ...]] = {}
+
+
+def register_mode(name: str, options: tuple[str, ...] = ()) -> Callable[[Callable[..., str]], Callable[..., str]]:
+    """Add a scripted mode: ``fn(prompt, options) -> reply text``, a pure function of its input; ``options``
+    names the ``-M`` options it reads beyond :data:`COMMON_OPTIONS`.
     Benchmark packages register theirs in their ``components`` module (e.g. a simulated user, a judge)."""
 
     def add(fn: Callable[..., str]) -> Callable[..., str]:
         if name in MODES and MODES[name] is not fn:
             raise ValueError(f"scripted mode {name!r} is registered twice")
         MODES[name] = fn
+        MODE_OPTIONS[name] = tuple(options)
         return fn
 
     return add
@@ -78,6 +90,21 @@ class Scripted:
         load_all()  # benchmark packages register their own modes
         if mode not in MODES:
             raise EqEvalsError(f"unknown scripted mode {mode!r}; available: {sorted(MODES)}")
+        valid = sorted({*COMMON_OPTIONS, *MODE_OPTIONS.get(mode, ())})
+        for option in options:
+            if option not in valid:
+                close = difflib.get_close_matches(option, valid, n=1)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                raise EqEvalsError(f"unknown -M option {option!r} for eq_evals/scripted-{mode}{hint}; valid options: "
+                                   f"{', '.join(valid)}")
+        for option, kind in (("fail_every", int), ("delay", float)):
+            if options.get(option) is not None:
+                try:
+                    ok = kind(options[option]) >= 0
+                except (TypeError, ValueError):
+                    ok = False
+                if not ok:
+                    raise EqEvalsError(f"-M {option}={options[option]!r}: expected a number >= 0")
         self.mode, self.options = mode, options
 
     async def generate(self, model_name: str, input: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
@@ -88,8 +115,11 @@ class Scripted:
             await anyio.sleep(float(self.options["delay"]))
         every = int(self.options.get("fail_every") or 0)
         outage = self.options.get("fail_while")
-        if every and _digest(prompt) % every == 0 and (outage is None or Path(str(outage)).exists()):
-            raise ScriptedFailure(f"scripted model asked to fail on this prompt (fail_every={every})")
+        picked = _digest(prompt) % every == 0 if every else outage is not None  # fail_while alone: every prompt
+        if picked and (outage is None or Path(str(outage)).exists()):
+            why = f"fail_every={every}" if every else ""
+            why += (", " if why else "") + (f"while {outage} exists" if outage is not None else "")
+            raise ScriptedFailure(f"scripted model asked to fail on this prompt ({why})")
         fn = MODES[self.mode]
         text = fn(prompt, self.options, input) if getattr(fn, "wants_messages", False) else fn(prompt, self.options)
         output = ModelOutput.from_content(model=model_name, content=text)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from eq_evals.commands import add_group, add_parser
+
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from eq_evals.errors import EqEvalsError
@@ -38,17 +40,24 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``sage`` command group to the ``eq-evals`` parser."""
-    p_sage = sub.add_parser("sage", help="SAGE (Sentient Agent as a Judge): leaderboard and scenario generator")
-    sage_sub = p_sage.add_subparsers(dest="sage_command", required=True)
+    sage_sub = add_group(sub, "sage", help="SAGE (Sentient Agent as a Judge): leaderboard and scenario generator",
+                         examples=["eq-evals sage leaderboard sage-logs/",
+                                   "eq-evals sage generate --model openai/gpt-4.1 --n 20 --language both --out my.jsonl"])
 
-    p_board = sage_sub.add_parser("leaderboard", help="Sentient leaderboard from SAGE logs (sorted by Sentient score)")
+    p_board = add_parser(sage_sub, "leaderboard",
+                         help="Sentient leaderboard from SAGE logs (sorted by Sentient score; `eq-evals ratings` "
+                              "shows the same table in its SAGE section)",
+                         examples=["eq-evals sage leaderboard sage-logs/",
+                                   "eq-evals sage leaderboard --json logs/ > sage.json"])
     p_board.add_argument("logs", nargs="+", metavar="LOGS", help="Inspect log files or folders")
     p_board.add_argument("--json", action="store_true", help="print JSON rows instead of a table")
     p_board.add_argument("--allow-partial", action="store_true",
                          help="include logs that are not complete (cancelled, errored), their rows marked partial")
     p_board.set_defaults(func=cmd_leaderboard)
 
-    p_gen = sage_sub.add_parser("generate", help="write new personas and scenes with an LLM from seed pools (paper §2.2)")
+    p_gen = add_parser(sage_sub, "generate", help="write new personas and scenes with an LLM from seed pools (paper §2.2)",
+                       examples=["eq-evals sage generate --model openai/gpt-4.1 --n 20 --language both --out my.jsonl --seed 1",
+                                 "eq-evals sage generate --model eq_evals/scripted-sage-writer --n 3 --out demo.jsonl"])
     p_gen.add_argument("--model", required=True, help="Inspect model, e.g. openai/gpt-4.1 or eq_evals/scripted-sage-writer")
     p_gen.add_argument("--n", type=int, default=10, help="scenarios per language (default 10)")
     p_gen.add_argument("--language", choices=["zh", "en", "both"], default="zh")

@@ -89,7 +89,11 @@ def _reply_output(zh: bool, k: int, state: str, goodbye: bool) -> str:
     return f"Thinking:\n(scripted) {state}.\nDraft:\n{line}\nRevision:\nKeep it short.\nResponse:\n{line}"
 
 
-@register_mode("sage-user")
+# the -M options of the simulated user (docs/sage.md: e.g. model_args: {changes: "10,-5"})
+SAGE_USER_OPTIONS = ("changes", "garble", "garble_at", "goodbye_at")
+
+
+@register_mode("sage-user", options=SAGE_USER_OPTIONS)
 def sage_user(prompt: str, options: dict) -> str:
     zh = bool(CJK.search(prompt[:200]))
     kind, k = _kind(prompt), _update_index(prompt)
@@ -115,7 +119,7 @@ def _seed(prompt: str, tag: str) -> str:
     return m.group(1).strip() if m else ""
 
 
-@register_mode("sage-writer")
+@register_mode("sage-writer", options=SAGE_USER_OPTIONS)  # it answers simulator prompts as sage-user does
 def sage_writer(prompt: str, options: dict, messages: list | None = None) -> str:
     # `eq-evals sage generate` marks its persona and scene prompts in the message metadata
     last = messages[-1] if messages else None

@@ -1,0 +1,59 @@
+"""``eq-evals heart ...``: HEART's commands. ``heart leaderboard LOGS...`` writes HEART's own leaderboard
+(``heart_leaderboard.{md,csv,json,png}``, and ``heart_strategies.{md,json}`` for ``heart_strategies`` logs) with
+``eq_evals.heart.leaderboard``, the same files ``eq-evals ratings`` writes for HEART logs (docs/heart.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from eq_evals.commands import add_group, add_parser
+
+TASKS = ("heart", "heart_strategies")
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from eq_evals import logcheck
+    from eq_evals.heart.leaderboard import write
+
+    selection = logcheck.gate(args.logs, tasks=TASKS, allow_partial=args.allow_partial,
+                              allow_mixed=args.allow_mixed_datasets, what="eq-evals heart leaderboard")
+    kept = [info.path for _, info in selection.kept]
+    out = Path(args.out)
+    if kept:
+        md, result = write(kept, out, args.bootstrap, args.seed, partial=sorted(selection.partial_paths))
+        print(md)
+    for warning in selection.warnings:
+        print(f"eq-evals: {warning}", file=sys.stderr)
+    if not kept:
+        print(f"eq-evals: error: no complete HEART logs in {', '.join(args.logs)}", file=sys.stderr)
+        return 2
+    written = [str(out / f"heart_leaderboard.{ext}") for ext in ("md", "csv", "json", "png") if "rows" in result]
+    if "strategies" in result:
+        written += [str(out / "heart_strategies.md"), str(out / "heart_strategies.json")]
+    print(f"written: {', '.join(written)}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``heart`` command group to the ``eq-evals`` parser."""
+    heart_sub = add_group(sub, "heart", help="HEART: the HEART leaderboard (Bradley-Terry Elo, win rates, sweep rate)",
+                          examples=["eq-evals heart leaderboard heart-logs/ --out heart-ratings/"])
+    p = add_parser(heart_sub, "leaderboard",
+                   help="HEART's leaderboard from heart logs: H E A R T win rates, overall win rate, Elo with "
+                        "asymptotic and bootstrap CIs, sweep rate; support strategies from heart_strategies logs",
+                   examples=["eq-evals heart leaderboard heart-logs/ --out heart-ratings/",
+                             "eq-evals heart leaderboard logs/ --bootstrap 100 --seed 1 --allow-partial"])
+    p.add_argument("logs", nargs="+", metavar="LOGS",
+                   help="eq_evals/heart and eq_evals/heart_strategies logs or folders (a log of another task is an "
+                        "error naming it: `eq-evals ratings` reads every benchmark)")
+    p.add_argument("--out", default="ratings", help="output folder (default: ./ratings)")
+    p.add_argument("--bootstrap", type=int, default=1000,
+                   help="conversation-cluster bootstrap rounds for the Elo intervals (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="include logs that are not complete (cancelled, errored), marked partial in every output")
+    p.add_argument("--allow-mixed-datasets", action="store_true",
+                   help="rate logs made on different dataset or task versions together")
+    p.set_defaults(func=cmd_leaderboard)
