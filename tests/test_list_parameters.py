@@ -91,7 +91,7 @@ def test_a_list_reaches_the_scorer_as_a_comma_separated_string() -> None:
 
 def test_list_shows_the_form() -> None:
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    out = subprocess.run([sys.executable, "-m", "eq_evals.cli", "list", "--benchmark", "facet"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "eq_evals.cli", "list", "facet_pairwise"], capture_output=True,
                          text=True, timeout=180, env=env).stdout
     assert "-T dimensions=None (str, comma-separated list: a,b or [a, b]): Comma-separated subset" in out
     assert "-T language='all' (str ['en', 'zh', 'all'])" in out

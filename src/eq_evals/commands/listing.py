@@ -49,6 +49,8 @@ def _sample_counts(decl, offline_by_listing: bool = False) -> str:  # noqa: ANN0
 
 
 def _details(decl, offline_by_listing: bool) -> list[str]:  # noqa: ANN001
+    from eq_evals.engine import param_form
+
     spec = decl.spec
     lines = [f"eq_evals/{spec.name}  [{spec.benchmark}]", f"  {spec.description}",
              f"  samples: {_sample_counts(decl, offline_by_listing)}; epochs: {spec.epochs.count} ({spec.epochs.reducer})"]
@@ -93,7 +95,7 @@ def _pick(decls: list, names: list[str]) -> list:
 def cmd_list(args: argparse.Namespace) -> int:
     offline_by_listing = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() not in ("1", "true", "yes", "on")
     os.environ["HF_HUB_OFFLINE"] = "1"  # a listing counts what is here; it never downloads data
-    from eq_evals.engine import load_declarations_tolerant, param_form
+    from eq_evals.engine import load_declarations_tolerant
     from eq_evals.resources import display_path
 
     decls, broken = load_declarations_tolerant()
