@@ -55,6 +55,14 @@ class Manifest(BaseModel):
     id_prefix: str | None = None
     statement: str | None = None
     paper: str | None = None
+    provenance: str | None = None      # who wrote the rows, how, and how far they were checked (card preamble)
+    official: str | None = None        # where the benchmark's own data is and how to run it (never redistributed)
+    citation: str | None = None        # BibTeX of the benchmark's paper, for the card's Citation section
+    content_warning: str | None = None  # shown at the top of the card when items discuss self-harm, grief, ...
+    # Hub card metadata (https://huggingface.co/docs/hub/datasets-cards): how the text and the labels were made
+    annotations_creators: list[str] = Field(default_factory=list)
+    language_creators: list[str] = Field(default_factory=list)
+    source_datasets: list[str] = Field(default_factory=lambda: ["original"])
     task: str | None = None
     split: str = "test"
     default_config: str | None = None
@@ -95,6 +103,14 @@ def load_manifest(name: str) -> tuple[Path, Manifest]:
                            "project_authored: true (only project-authored data is published)")
     if manifest.default_config and manifest.default_config not in manifest.configs:
         raise EqEvalsError(f"{where}: default_config {manifest.default_config!r} is not one of the configs")
+    if len(manifest.configs) > 1 and not manifest.default_config:
+        raise EqEvalsError(f"{where}: default_config: name the config that datasets.load_dataset(repo) reads "
+                           "without a config name (with several configs and none marked default it fails)")
+    if not (manifest.citation and manifest.provenance and manifest.official and manifest.annotations_creators
+            and manifest.language_creators):
+        raise EqEvalsError(f"{where}: a publishable dataset needs citation (BibTeX of the benchmark's paper), "
+                           "provenance, official (where the benchmark's own data is), annotations_creators and "
+                           "language_creators (the Hub card metadata)")
     return folder, manifest
 
 
@@ -133,34 +149,98 @@ def size_category(n: int) -> str:
     return "n>1M"
 
 
-def card_metadata(name: str, manifest: Manifest, rows: int, sha256: str, files: list[str]) -> dict[str, Any]:
-    """The Hub YAML header: manifest fields, computed size category, configs with data_files per split."""
+def dataset_info(folder: Path, configs: dict[str, list[str]], split: str) -> list[dict[str, Any]]:
+    """The card's ``dataset_info``: per config, the features, split sizes and byte counts that
+    ``datasets.load_dataset`` finds in the data files (run here on them, so the card states what loading gives)."""
+    import tempfile
+
+    import datasets
+    from datasets.info import DatasetInfosDict
+    from datasets.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+    from huggingface_hub import DatasetCardData
+
+    quiet = are_progress_bars_disabled()
+    disable_progress_bars()
+    infos = {}
+    try:
+        with tempfile.TemporaryDirectory() as cache:
+            for config, files in configs.items():
+                rows = datasets.load_dataset("json", data_files={split: [str(folder / f) for f in files]},
+                                             split=split, cache_dir=cache)
+                info = rows.info.copy()
+                info.config_name = config
+                infos[config] = info
+    finally:
+        if not quiet:
+            enable_progress_bars()
+    data = DatasetCardData()
+    DatasetInfosDict(infos).to_dataset_card_data(data)
+    return data["dataset_info"]
+
+
+def card_metadata(name: str, manifest: Manifest, rows: int, sha256: str, files: list[str],
+                  info: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The Hub YAML header: manifest fields, computed size category, features and configs with data_files per
+    split (the fields of the Hub's dataset card specification, in its order, then eq-evals' own)."""
     configs = []
     for config, paths in manifest.configs.items():
         entry: dict[str, Any] = {"config_name": config,
                                  "data_files": [{"split": manifest.split, "path": paths if len(paths) > 1 else paths[0]}]}
-        if config == manifest.default_config:
+        if config == manifest.default_config or len(manifest.configs) == 1:
             entry["default"] = True
         configs.append(entry)
-    return {
-        "pretty_name": manifest.pretty_name, "license": manifest.license, "language": manifest.language,
-        "task_categories": manifest.task_categories, "size_categories": [size_category(rows)],
-        "tags": manifest.tags, "configs": configs,
-        "eq_evals": {"dataset": name, "version": __version__, "project_authored": True,
-                     "id_prefix": manifest.id_prefix, "rows": rows, "sha256": sha256, "files": files},
+    meta: dict[str, Any] = {
+        "annotations_creators": manifest.annotations_creators, "language_creators": manifest.language_creators,
+        "language": manifest.language, "license": manifest.license,
+        "multilinguality": ["multilingual" if len(manifest.language) > 1 else "monolingual"],
+        "size_categories": [size_category(rows)], "source_datasets": manifest.source_datasets,
+        "task_categories": manifest.task_categories, "pretty_name": manifest.pretty_name, "tags": manifest.tags,
     }
+    if info:
+        meta["dataset_info"] = info
+    meta["configs"] = configs
+    meta["eq_evals"] = {"dataset": name, "version": __version__, "project_authored": True,
+                        "id_prefix": manifest.id_prefix, "rows": rows, "sha256": sha256, "files": files}
+    return meta
+
+
+PROJECT_YEAR = 2026  # the year of the first eq-evals release, for its BibTeX entry
+
+
+def project_bibtex() -> str:
+    """The BibTeX entry for eq-evals itself (the cards cite it beside the benchmark's paper)."""
+    return ("@software{eq_evals,\n"
+            "  title   = {eq-evals: emotional-intelligence benchmarks (FACET, LongEmotion, SAGE, PACE, HEART) as "
+            "Inspect AI tasks},\n"
+            "  author  = {{eq-evals contributors}},\n"
+            f"  year    = {{{PROJECT_YEAR}}},\n"
+            "  license = {Apache-2.0},\n"
+            "  note    = {Inspect AI plugin}\n"
+            "}")
+
+
+def citation_section(papers: list[str], lead: str) -> str:
+    """A card's Citation section: ``lead``, then the BibTeX of eq-evals and of each benchmark paper."""
+    blocks = [f"```bibtex\n{project_bibtex()}\n```"] + [f"```bibtex\n{p.strip()}\n```" for p in papers]
+    return "\n## Citation (generated)\n\n" + lead + "\n\n" + "\n\n".join(blocks) + "\n"
 
 
 def render_card(name: str, manifest: Manifest, body: str, counts: dict[str, dict[str, int]], rows: int,
-                sha256: str, files: list[str], repo: str | None = None) -> str:
-    header = yaml.safe_dump(card_metadata(name, manifest, rows, sha256, files), sort_keys=False, allow_unicode=True)
+                sha256: str, files: list[str], repo: str | None = None,
+                info: list[dict[str, Any]] | None = None) -> str:
+    header = yaml.safe_dump(card_metadata(name, manifest, rows, sha256, files, info), sort_keys=False,
+                            allow_unicode=True)
     repo = repo or "OWNER/NAME"
     preamble = (
         f"{GENERATED_NOTE.format(name=name, version=__version__)}\n\n"
         f"> **Project-authored by eq-evals, not the paper's data.** {manifest.statement} They were written for "
         f"eq-evals; the benchmark is defined by {manifest.paper}, and scores on these items are not comparable with "
         "the paper's. "
-        f"License: {manifest.license_name}.\n")
+        f"License: {manifest.license_name}.\n>\n"
+        f"> **Provenance.** {manifest.provenance}\n>\n"
+        f"> **The benchmark's own data** is not redistributed here. {manifest.official}\n")
+    if manifest.content_warning:
+        preamble += f"\n> **Content warning.** {manifest.content_warning}\n"
     table = ["| config | files | rows | " + " | ".join(manifest.language) + " |",
              "|---|---|---|" + "---|" * len(manifest.language)]
     for config, files in manifest.configs.items():
@@ -168,10 +248,11 @@ def render_card(name: str, manifest: Manifest, body: str, counts: dict[str, dict
         table.append(f"| `{config}`{' (default)' if config == manifest.default_config else ''} | "
                      f"{', '.join(f'`{f}`' for f in files)} | {c['rows']} | "
                      + " | ".join(str(c.get(lang, 0)) for lang in manifest.language) + " |")
-    first = next(iter(manifest.configs))
+    first = manifest.default_config or next(iter(manifest.configs))
     usage = (
         "\n## Configs and loading (generated)\n\n"
-        f"Every config has one split, `{manifest.split}`; language is a column. Content sha256 of all rows "
+        f"Every config has one split, `{manifest.split}`; language is a column. Without a config name "
+        f"`load_dataset` reads the default config, `{first}`. Content sha256 of all rows "
         f"(order-independent, as recorded in eq-evals logs): `{sha256}`.\n\n" + "\n".join(table) + "\n\n"
         "Pin a commit (or tag) when loading, so results stay reproducible:\n\n"
         "```python\nfrom datasets import load_dataset\n"
@@ -179,7 +260,9 @@ def render_card(name: str, manifest: Manifest, body: str, counts: dict[str, dict
         f"```bash\ninspect eval {manifest.task} -T source=hf://{repo}@<commit sha> --model <model>\n"
         f"# offline: hf download {repo} --repo-type dataset --revision <commit sha> --local-dir DIR\n"
         f"inspect eval {manifest.task} -T source=DIR --model <model>\n```\n")
-    return f"---\n{header}---\n\n{preamble}\n{body.rstrip()}\n{usage}"
+    cite = citation_section([manifest.citation or ""], "If you use these items, cite eq-evals and the benchmark's "
+                            "paper (it defines the benchmark; these rows are not its data):")
+    return f"---\n{header}---\n\n{preamble}\n{body.rstrip()}\n{usage}{cite}"
 
 
 @dataclass
@@ -226,7 +309,8 @@ def export(name: str, out: str | Path, repo: str | None = None) -> Export:
     for f in data_files + manifest.extra_files:
         shutil.copyfile(folder / f, target / f)  # byte for byte: the content hash stays the bundled one
     files = sorted([CARD, *data_files, *manifest.extra_files])
-    (target / CARD).write_text(render_card(name, manifest, body, counts, len(every), sha, files, repo),
+    info = dataset_info(target, manifest.configs, manifest.split)
+    (target / CARD).write_text(render_card(name, manifest, body, counts, len(every), sha, files, repo, info),
                                encoding="utf-8")
     return Export(name, target, files, len(every), sha, counts)
 
