@@ -204,7 +204,33 @@ def test_push_by_name_exports_first(monkeypatch: pytest.MonkeyPatch, capsys: pyt
     _, _, ops, kw = fake.calls[1]
     assert sorted(op.path_in_repo for op in ops) == ["README.md", "scenarios_emotional.jsonl", "scenarios_rational.jsonl"]
     assert [c[0] for c in fake.calls] == ["create_repo", "create_commit"]  # no --tag, no tag
-    assert "hf://me/eq-sage@" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "hf://me/eq-sage@" in out
+    # what was pushed and where, and no name of the temporary folder (deleted by then)
+    assert out.startswith("pushed datasets/sage (64 rows, content sha256 ") and "that is now deleted): 3 file(s) " \
+        "to https://huggingface.co/datasets/me/eq-sage in one commit" in out
+    assert "is ready" not in out and "/sage/README.md" not in out
+
+
+class TempDirs:
+    """tempfile.TemporaryDirectory, recording the folders it made (to check that no message names them)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import tempfile
+
+        self.made: list[str] = []
+        real = tempfile.TemporaryDirectory
+        made = self.made
+
+        class Recording(real):  # type: ignore[misc, valid-type]
+            def __init__(self, *args, **kwargs) -> None:
+                super().__init__(*args, **kwargs)
+                made.append(self.name)
+
+        monkeypatch.setattr(tempfile, "TemporaryDirectory", Recording)
+
+    def named_in(self, text: str) -> list[str]:
+        return [d for d in self.made if d in text]
 
 
 def test_push_refuses_edited_and_foreign_folders(exported: dict[str, Path], tmp_path: Path,
@@ -230,17 +256,30 @@ def test_push_refuses_edited_and_foreign_folders(exported: dict[str, Path], tmp_
     assert fake.calls == []
 
 
-def test_push_without_network_fails_at_once_and_says_the_folder_is_ready(exported: dict[str, Path],
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_push_without_network_fails_at_once_and_names_no_deleted_folder(exported: dict[str, Path],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     fake = FakeHub(monkeypatch)
+    temp = TempDirs(monkeypatch)
     monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: "ConnectError: [Errno 111] Connection refused")
-    with pytest.raises(EqEvalsError, match="not reachable .*Connection refused.*is ready; push it where there is"):
-        hub.push(str(exported["sage"]), "me/x")
+    folder = exported["sage"]
+    with pytest.raises(EqEvalsError, match=f"not reachable .*Connection refused.*Nothing was uploaded; the folder "
+                                           f"{folder} is unchanged: push it where there is network"):
+        hub.push(str(folder), "me/x")
+    assert folder.is_dir()  # the folder the message names is there
+    # by name: exported to a temporary folder that is gone when the message is read, so it is not named
+    with pytest.raises(EqEvalsError) as info:
+        hub.push("sage", "me/x")
+    message = str(info.value)
+    assert temp.made and not any(Path(d).exists() for d in temp.made)
+    assert temp.named_in(message) == [] and "is ready" not in message
+    assert "Nothing was uploaded, and no folder was kept: run `eq-evals hub push sage --repo me/x` again where " \
+           "there is network, or write the folder now with `eq-evals hub export sage --out DIR` and push DIR " \
+           "(`eq-evals hub push DIR --repo me/x`) later." in message
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(EqEvalsError, match="HF_HUB_OFFLINE is set"):
-        hub.push(str(exported["sage"]), "me/x")
+        hub.push(str(folder), "me/x")
     with pytest.raises(EqEvalsError, match="expected OWNER/NAME"):
-        hub.push(str(exported["sage"]), "not a repo")
+        hub.push(str(folder), "not a repo")
     assert fake.calls == []
 
 
@@ -421,11 +460,24 @@ def test_push_results_publishes_scores_leaderboard_and_a_card(tmp_path: Path, mo
     assert hub._values(float("nan")) == {"value": None, "value_json": None}
     assert hub._values({"outcome": 1.0}) == {"value": None, "value_json": '{"outcome":1.0}'}
     fake = FakeHub(monkeypatch)
+    temp = TempDirs(monkeypatch)
+    monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: "ConnectError: [Errno 111] Connection refused")
+    with pytest.raises(EqEvalsError) as info:
+        hub.push_results([str(logs)], "me/eq-results")
+    assert temp.made and temp.named_in(str(info.value)) == [] and "is ready" not in str(info.value)
+    assert f"the results folder was not kept: write it with `eq-evals hub push-results {logs} --repo me/eq-results " \
+           "--out DIR` and push DIR (`eq-evals hub push DIR --repo me/eq-results`) where there is network" \
+           in str(info.value)
+    assert fake.calls == []
+    monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: None)
+    capsys.readouterr()
     assert cli_main(["hub", "push-results", str(logs), "--repo", "me/eq-results", "--tag", "run-1"]) == 0
     _, repo, ops, kw = fake.calls[1]
     assert repo == "me/eq-results" and kw["commit_message"] == f"eq-evals {__version__}: results"
     assert {"README.md", "scores.jsonl", "leaderboard/leaderboard.md"} <= {op.path_in_repo for op in ops}
     assert fake.calls[2][2]["tag"] == "run-1"
+    out = capsys.readouterr().out
+    assert out.startswith(f"pushed results of {logs} ({len(rows)} scores): ") and temp.named_in(out) == []
 
 
 # --- LongEmotion through the same source syntax ------------------------------------------------------------

@@ -359,6 +359,7 @@ class Pushed:
     commit: str
     tag: str | None
     files: list[str]
+    what: str = ""  # what was pushed, for the message (a folder, an export of a bundled dataset, results)
 
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -369,16 +370,22 @@ def _failure(ex: Exception) -> str:
     return f"{type(ex).__name__}: {first}"
 
 
-def upload(folder: Path, repo: str, message: str, private: bool = False, tag: str | None = None) -> Pushed:
-    """Create the dataset repo if needed, upload every file of ``folder`` in one commit, tag that commit."""
+def upload(folder: Path, repo: str, message: str, private: bool = False, tag: str | None = None,
+           retry: str | None = None, what: str | None = None) -> Pushed:
+    """Create the dataset repo if needed, upload every file of ``folder`` in one commit, tag that commit.
+
+    ``retry`` is what to do when the Hub cannot be reached; by default, push ``folder`` later (right only when
+    the folder outlives this call: a caller uploading a temporary folder names another way)."""
     from huggingface_hub import CommitOperationAdd, HfApi
 
     if not REPO_ID.match(repo):
         raise EqEvalsError(f"--repo {repo}: expected OWNER/NAME")
     problem = "HF_HUB_OFFLINE is set" if offline() else hub_unreachable(hub_endpoint())
     if problem:
+        retry = retry or (f"Nothing was uploaded; the folder {folder} is unchanged: push it where there is "
+                          "network.")
         raise EqEvalsError(f"cannot upload to {repo}: the Hugging Face Hub ({hub_endpoint()}) is not reachable "
-                           f"({problem}). The folder {folder} is ready; push it where there is network.")
+                           f"({problem}). {retry}")
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     api = HfApi()  # token: huggingface_hub's login or HF_TOKEN; never read or printed here
     try:
@@ -395,11 +402,12 @@ def upload(folder: Path, repo: str, message: str, private: bool = False, tag: st
         except Exception as ex:  # noqa: BLE001 - e.g. the tag exists: the commit is there, say so
             raise EqEvalsError(f"uploaded {repo} as commit {commit}, but tagging it {tag!r} failed: {_failure(ex)}. "
                                f"Pin the commit (-T source=hf://{repo}@{commit}) or tag it with another name.") from None
-    return Pushed(repo, commit, tag, files)
+    return Pushed(repo, commit, tag, files, what or f"the folder {folder}")
 
 
 def push(target: str, repo: str, private: bool = False, tag: str | None = None) -> Pushed:
-    """Push an exported folder, or export the bundled dataset ``target`` to a temporary folder and push it."""
+    """Push an exported folder, or export the bundled dataset ``target`` to a temporary folder, push it and
+    delete the folder (the messages then name the dataset, never the temporary folder)."""
     import tempfile
 
     path = Path(target).expanduser()
@@ -407,11 +415,16 @@ def push(target: str, repo: str, private: bool = False, tag: str | None = None) 
         meta = verify_export(path)
         return upload(path, repo, f"eq-evals {meta.get('version')}: {meta.get('dataset', path.name)} "
                                   f"(sha256 {str(meta['sha256'])[:12]})", private, tag)
+    retry = (f"Nothing was uploaded, and no folder was kept: run `eq-evals hub push {target} --repo {repo}` again "
+             f"where there is network, or write the folder now with `eq-evals hub export {target} --out DIR` and "
+             f"push DIR (`eq-evals hub push DIR --repo {repo}`) later.")
     with tempfile.TemporaryDirectory() as tmp:
         result = export(target, Path(tmp) / target, repo)
         verify_export(result.folder)
         return upload(result.folder, repo, f"eq-evals {__version__}: {target} (sha256 {result.sha256[:12]})",
-                      private, tag)
+                      private, tag, retry=retry,
+                      what=f"datasets/{target} ({result.rows} rows, content sha256 {result.sha256[:12]}, exported "
+                           "to a temporary folder that is now deleted)")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -527,11 +540,17 @@ def export_results(logs: list[str], out: str | Path, repo: str | None = None, me
 
 def push_results(logs: list[str], repo: str, private: bool = False, tag: str | None = None,
                  method: str = "bt", allow_mixed_datasets: bool = False) -> Pushed:
+    """Write the results dataset of ``logs`` to a temporary folder, upload it and delete the folder."""
     import tempfile
 
+    retry = (f"Nothing was uploaded, and the results folder was not kept: write it with `eq-evals hub push-results "
+             f"{' '.join(logs)} --repo {repo} --out DIR` and push DIR (`eq-evals hub push DIR --repo {repo}`) "
+             "where there is network.")
     with tempfile.TemporaryDirectory() as tmp:
         folder = export_results(logs, Path(tmp) / "results", repo, method, allow_mixed_datasets=allow_mixed_datasets)
-        return upload(folder, repo, f"eq-evals {__version__}: results", private, tag)
+        n = sum(1 for _ in open(folder / "scores.jsonl", encoding="utf-8"))
+        return upload(folder, repo, f"eq-evals {__version__}: results", private, tag, retry=retry,
+                      what=f"results of {', '.join(logs)} ({n} scores)")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -539,7 +558,7 @@ def push_results(logs: list[str], repo: str, private: bool = False, tag: str | N
 
 
 def _print_pushed(p: Pushed) -> None:
-    print(f"pushed {len(p.files)} file(s) to https://huggingface.co/datasets/{p.repo} in one commit")
+    print(f"pushed {p.what}: {len(p.files)} file(s) to https://huggingface.co/datasets/{p.repo} in one commit")
     print(f"commit: {p.commit}" + (f" (tag {p.tag})" if p.tag else ""))
     print(f"pin it: -T source=hf://{p.repo}@{p.commit}")
 
