@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from inspect_ai import eval as inspect_eval
 
+import eq_evals._registry  # noqa: F401  (registers the tasks, as the entry point does)
 from eq_evals import hub
 from eq_evals.errors import EqEvalsError
 from eq_evals.resources import declarative_root
@@ -100,9 +102,18 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {name: hub.export(name, root / name).folder for name in ("facet", "sage", "pace", "heart")}
 
 
-def test_every_card_passes_the_offline_hub_checks(exported: dict[str, Path]) -> None:
+@pytest.fixture(scope="module")
+def results_card(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("results")
+    inspect_eval("eq_evals/facet_crisis", model="eq_evals/scripted-oracle", log_dir=str(root / "logs"),
+                 display="none", epochs=1, limit=4, task_args={"language": "all"})
+    return hub.export_results([str(root / "logs")], root / "out") / "README.md"
+
+
+def test_every_card_passes_the_offline_hub_checks(exported: dict[str, Path], results_card: Path) -> None:
     for name, folder in exported.items():
         assert validate_card(folder / "README.md", DATASET_CARD) == [], name
+    assert validate_card(results_card, EVERY_CARD) == []
 
 
 def test_the_checks_catch_what_the_hub_would_refuse(exported: dict[str, Path], tmp_path: Path) -> None:
@@ -234,15 +245,16 @@ def check_citations(text: str, bench: str) -> None:
     assert arxiv is None or paper["url"] == f"https://arxiv.org/abs/{arxiv}"  # the Hub links the paper from it
 
 
-def test_every_card_cites_eq_evals_and_the_benchmark_paper(exported: dict[str, Path]) -> None:
+def test_every_card_cites_eq_evals_and_the_benchmark_paper(exported: dict[str, Path], results_card: Path) -> None:
     for name, folder in exported.items():
         check_citations((folder / "README.md").read_text(encoding="utf-8"), name)
     # LongEmotion's card is not exported (the release is the authors'), so it carries the section itself
     longemotion = (declarative_root() / "datasets" / "longemotion" / "README.md").read_text(encoding="utf-8")
     check_citations(longemotion, "longemotion")
     assert hub.project_bibtex() in longemotion
-    assert yaml.safe_load((declarative_root() / "datasets" / "longemotion" / "hub.yaml").read_text(
-        encoding="utf-8"))["citation"].strip() in longemotion
+    assert hub.benchmark_citation("longemotion").strip() in longemotion
+    results = bibtex_entries(results_card.read_text(encoding="utf-8"))  # the logs' benchmark: FACET
+    assert [e["key"] for e in results] == ["eq_evals", "lv2026facet"]
 
 
 def test_content_warnings_where_items_discuss_suicide_or_self_harm(exported: dict[str, Path]) -> None:

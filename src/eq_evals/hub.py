@@ -431,22 +431,73 @@ def push(target: str, repo: str, private: bool = False, tag: str | None = None) 
 # results
 
 
+# Inspect's score conventions (inspect_ai.scorer.value_to_float): the letter grades and yes/no strings as numbers
+GRADES = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0, "yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+# The headline number of eq-evals' dict-valued scores, first match wins: HEART's overall verdict (paper §4.1),
+# PACE's composite EQ (Def. 3.2), a pairwise outcome (FACET App. D, PACE battles), a LongEmotion judge's mean
+HEADLINE = ("overall", "eq", "outcome", "score")
+NO_MODEL = "none/none"  # Inspect's model name for a run without a model (judging logs use roles only)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, str):
+        if value in GRADES or value.lower() in GRADES:
+            return GRADES.get(value, GRADES.get(value.lower()))
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
 def _values(value: Any) -> dict[str, Any]:
-    """A score value as two typed columns: ``value`` (a number, or null when unscored or not a number) and
-    ``value_json`` (the value as JSON when it is not a number, e.g. a pairwise outcome dict)."""
+    """A score value as typed columns: ``value`` (a number wherever there is one: a numeric score, a letter grade
+    as Inspect counts it, C=1, P=0.5, I=N=0, or a dict's headline entry; null when unscored or not numeric),
+    ``value_key`` (which entry of a dict value ``value`` holds) and ``value_json`` (the value as JSON when it is
+    not a plain number: a grade, a dict of several scores)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return {"value": None if math.isnan(value) else float(value), "value_json": None}
-    return {"value": None, "value_json": canonical(value)}
+        return {"value": _number(value), "value_key": None, "value_json": None}
+    key = None
+    if isinstance(value, dict):
+        numbers = {k: _number(v) for k, v in value.items() if not isinstance(v, (dict, list))}
+        key = next((k for k in HEADLINE if k in numbers), None)
+        if key is None and len(numbers) == 1:
+            key = next(iter(numbers))
+        number = numbers.get(key) if key is not None else None
+    else:
+        number = _number(value)
+    return {"value": number, "value_key": key, "value_json": canonical(value)}
+
+
+def _role_models(config: Any) -> list[str]:
+    """The model name(s) a model role is bound to in a log header (one config, or a list for an ensemble)."""
+    if isinstance(config, (list, tuple)):
+        return [m for c in config for m in _role_models(c)]
+    model = getattr(config, "model", config)
+    return [str(model)] if model else []
+
+
+JUDGE_ROLE = re.compile(r"grader|judge", re.IGNORECASE)  # the roles eq-evals' scorers judge with
 
 
 def collect_results(logs: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Per-sample score rows and what the card names (tasks, models, judges, dataset versions) from logs."""
+    """Per-sample score rows and what the card names (tasks, models, judges, dataset versions) from logs.
+
+    Models are the evaluated ones: the log's model, and for a judging log (which runs without a model, only
+    roles) the two models of each compared pair (``model_a``/``model_b`` in its samples). Judges are the models
+    bound to grader or judge roles, and any judge named in a score's judgments or comparisons."""
     from inspect_ai.log import read_eval_log
 
     from eq_evals.pairwise.logs import expand_log_paths
 
     rows: list[dict[str, Any]] = []
-    about: dict[str, Any] = {"tasks": set(), "models": set(), "judges": set(), "roles": set(), "datasets": {}}
+    about: dict[str, Any] = {"tasks": set(), "models": set(), "judges": set(), "roles": set(), "datasets": {},
+                             "benchmarks": set()}
     for path in expand_log_paths(logs):
         try:
             log = read_eval_log(path)
@@ -457,23 +508,37 @@ def collect_results(logs: list[str]) -> tuple[list[dict[str, Any]], dict[str, An
                                "only from finished logs")
         task = log.eval.task.split("/")[-1]
         about["tasks"].add(task)
-        about["models"].add(log.eval.model)
+        model = log.eval.model if log.eval.model and log.eval.model != NO_MODEL else None
+        if model:
+            about["models"].add(model)
         for role, cfg in (log.eval.model_roles or {}).items():
-            about["roles"].add(f"{role}={getattr(cfg, 'model', cfg)}")
+            models = _role_models(cfg)
+            about["roles"].add(f"{role}={'+'.join(models)}")
+            if JUDGE_ROLE.search(role):
+                about["judges"].update(models)
+        if (log.eval.metadata or {}).get("benchmark"):
+            about["benchmarks"].add(str(log.eval.metadata["benchmark"]))
         for v in (log.eval.metadata or {}).get("datasets", []):
             about["datasets"][canonical(v)] = v
         for s in log.samples or []:
+            smd = s.metadata or {}
             for scorer, score in (s.scores or {}).items():
                 md = score.metadata or {}
-                for j in md.get("judgments", []) if isinstance(md.get("judgments"), list) else []:
-                    if isinstance(j, dict) and j.get("judge"):
-                        about["judges"].add(str(j["judge"]))
+                pair = [smd.get(k) or md.get(k) for k in ("model_a", "model_b")]
+                about["models"].update(m for m in pair if isinstance(m, str) and m)
+                for key in ("judgments", "comparisons"):
+                    for j in md.get(key) if isinstance(md.get(key), list) else []:
+                        if isinstance(j, dict) and j.get("judge"):
+                            about["judges"].add(str(j["judge"]))
                 unscored = isinstance(score.value, float) and math.isnan(score.value)
-                rows.append({"task": task, "model": log.eval.model, "sample_id": str(s.id), "epoch": s.epoch,
+                rows.append({"task": task, "model": model,
+                             "model_a": pair[0] if isinstance(pair[0], str) else None,
+                             "model_b": pair[1] if isinstance(pair[1], str) else None,
+                             "sample_id": str(s.id), "epoch": s.epoch,
                              "scorer": scorer, **_values(score.value),
                              "answer": None if score.answer is None else str(score.answer),
-                             "language": (s.metadata or {}).get("language"),
-                             "dimension": (s.metadata or {}).get("dimension"),
+                             "language": smd.get("language"),
+                             "dimension": smd.get("dimension"),
                              "unscored_reason": (str(score.reason or "unscored") if unscored else None),
                              "log": Path(path).name})
     if not rows:
@@ -503,18 +568,26 @@ def export_results(logs: list[str], out: str | Path, repo: str | None = None, me
         for r in rows:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
     datasets = list(about["datasets"].values())
-    meta = {"pretty_name": "eq-evals results", "license": "cc-by-4.0", "tags": ["eq-evals", "evaluation-results",
-            "emotional-intelligence"], "size_categories": [size_category(len(rows))],
-            "configs": [{"config_name": "scores", "default": True,
-                         "data_files": [{"split": "test", "path": "scores.jsonl"}]}],
-            "eq_evals": {"kind": "results", "version": __version__, "project_authored": True,
-                         "sha256": content_hash(rows), "rows": len(rows)}}
+    languages = sorted({r["language"] for r in rows if isinstance(r.get("language"), str) and r["language"]})
+    meta: dict[str, Any] = {
+        "annotations_creators": ["machine-generated"],  # scores come from scorers and LLM judges
+        "language_creators": ["machine-generated"],     # the answers are model outputs
+        **({"language": languages} if languages else {}),
+        "license": "cc-by-4.0",
+        "multilinguality": ["multilingual" if len(languages) > 1 else "monolingual"],
+        "size_categories": [size_category(len(rows))], "source_datasets": ["original"],
+        "pretty_name": "eq-evals results", "tags": ["eq-evals", "evaluation-results", "emotional-intelligence"],
+        "dataset_info": dataset_info(target, {"scores": ["scores.jsonl"]}, "test"),
+        "configs": [{"config_name": "scores", "default": True,
+                     "data_files": [{"split": "test", "path": "scores.jsonl"}]}],
+        "eq_evals": {"kind": "results", "version": __version__, "project_authored": True,
+                     "sha256": content_hash(rows), "rows": len(rows)}}
     lines = [f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n",
              "# eq-evals results\n",
              f"Written by `eq-evals hub push-results` (eq-evals {__version__}) from {len(rows)} scores.\n",
              "| | |", "|---|---|",
              f"| tasks | {', '.join(sorted(about['tasks']))} |",
-             f"| models | {', '.join(sorted(about['models']))} |",
+             f"| models | {', '.join(sorted(about['models'])) or '-'} |",
              f"| judges | {', '.join(sorted(about['judges'])) or '-'} |",
              f"| model roles | {', '.join(sorted(about['roles'])) or '-'} |",
              f"| eq-evals | {__version__} |", "",
@@ -522,20 +595,37 @@ def export_results(logs: list[str], out: str | Path, repo: str | None = None, me
              "|---|---|---|---|---|---|"]
     lines += [f"| {d.get('name')} | {d.get('origin')} | {d.get('location')} | {d.get('revision') or '-'} | "
               f"`{d.get('sha256')}` | {d.get('rows')} |" for d in datasets] or ["| (not recorded in these logs) | | | | | |"]
-    lines += ["", "## Files\n", "- `scores.jsonl`: one row per sample, epoch and scorer (task, model, sample_id, "
-              "epoch, scorer, value (a number; null when unscored or not numeric), value_json (a non-numeric value "
-              "as JSON, e.g. a pairwise outcome), answer, language, dimension, unscored_reason, log file name)."]
+    lines += ["", "## Files\n", "- `scores.jsonl`: one row per sample, epoch and scorer: task, model (null for a "
+              "judging log, which runs without one), model_a and model_b (the compared pair of a pairwise score), "
+              "sample_id, epoch, scorer, value (a number wherever the score has one: numeric scores as they are, "
+              "Inspect's letter grades as C=1, P=0.5, I=N=0, and for a score with several entries its headline "
+              "entry; null when unscored or not numeric), value_key (which entry of such a score `value` holds: "
+              "overall, eq, outcome or score), value_json (any value that is not a plain number, as JSON: the "
+              "grade, all entries of a multi-entry score), answer, language, dimension, unscored_reason, log file "
+              "name."]
     if (target / "leaderboard").is_dir():
         lines.append("- `leaderboard/`: `eq-evals ratings` output (leaderboard.md, .csv, .json and .png).")
     if leaderboard_note:
         lines.append(f"\n{leaderboard_note}")
     if repo:
         lines.append(f"\nLoad: `load_dataset(\"{repo}\", \"scores\", split=\"test\", revision=\"<commit sha>\")`.")
+    papers = [c for c in (benchmark_citation(b) for b in sorted(about["benchmarks"])) if c]
+    lines.append(citation_section(papers, "If you use these results, cite eq-evals" + (
+        " and the papers of the benchmarks they come from:" if papers else ":")).rstrip("\n"))
     files = sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()) + [CARD]
     meta["eq_evals"]["files"] = sorted(files)
     lines[0] = f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n"
     (target / CARD).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return target
+
+
+def benchmark_citation(name: str) -> str | None:
+    """The BibTeX of benchmark ``name``'s paper, from ``datasets/<name>/hub.yaml`` (None when it has none)."""
+    folder = dataset_folders().get(name)
+    if folder is None:
+        return None
+    raw = yaml.safe_load((folder / MANIFEST).read_text(encoding="utf-8")) or {}
+    return raw.get("citation") if isinstance(raw, dict) else None
 
 
 def push_results(logs: list[str], repo: str, private: bool = False, tag: str | None = None,
