@@ -1,5 +1,6 @@
 """Hub dataset cards (issue 22): every card's YAML metadata checked offline the way the Hub reads it, the FACET
-default config, citations, content warnings and honest provenance.
+default config, citations, content warnings, honest provenance, and the offline-download advice naming a command
+that exists.
 
 huggingface_hub's own ``RepoCard.validate`` posts the card to the Hub (``/api/validate-yaml``), so it needs
 network; offline, huggingface_hub only parses the YAML block (``DatasetCard``, ``DatasetCardData``). The checks
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -275,3 +277,16 @@ def test_content_warnings_where_items_discuss_suicide_or_self_harm(exported: dic
                if SELF_HARM.search(line)) >= 40  # the crisis vignettes: the reason for FACET's warning
     longemotion = (declarative_root() / "datasets" / "longemotion" / "README.md").read_text(encoding="utf-8")
     assert "**Content warning.**" in longemotion
+
+
+def test_offline_advice_names_a_command_that_is_installed() -> None:
+    from eq_evals.longemotion import data
+
+    hint = data._hint()
+    assert "huggingface-cli" not in hint and f"`hf download {data.HF_REPO} --repo-type dataset" in hint
+    hf = Path(sys.executable).parent / "hf"
+    assert hf.exists() or shutil.which("hf"), "huggingface_hub's `hf` command is not installed"
+    for folder in ("src", "docs", "datasets", "tasks"):
+        for path in (declarative_root() / folder).rglob("*"):
+            if path.is_file() and path.suffix in (".py", ".md", ".yaml", ".txt"):
+                assert "huggingface-cli" not in path.read_text(encoding="utf-8", errors="replace"), path
