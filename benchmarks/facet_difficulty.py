@@ -102,7 +102,7 @@ def main() -> None:
     }
     out = Path(__file__).parent / "results" / "facet_difficulty.json"
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"| dimension | language | text only | majority | oracle | SmolLM2-135M | no answer |")
+    print("| dimension | language | text only | majority | oracle | SmolLM2-135M | no answer |")
     for key, fig in smol.items():
         language, dimension = key.split(":")
         t = text_only.get(f"{dimension}:{language}", {})

@@ -40,7 +40,7 @@ import eq_evals._registry  # noqa: E402,F401
 from eq_evals.core.solvers import prompt_template, render  # noqa: E402
 from eq_evals.engine import register_all  # noqa: E402
 from eq_evals.facet.components import facet_dataset  # noqa: E402
-from eq_evals.providers.scripted import correct_answer  # noqa: E402
+from eq_evals.facet.scripted import correct_answer  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _machine import machine  # noqa: E402

@@ -10,7 +10,8 @@ from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.facet.scorer import crisis_confusion, crisis_levels
-from eq_evals.providers.scripted import find_item, register_mode
+from eq_evals.facet.scripted import find_item
+from eq_evals.providers.scripted import register_mode
 
 _calls: Counter = Counter()
 

@@ -11,23 +11,23 @@ import threading
 from pathlib import Path
 
 import pytest
-import yaml
 from inspect_ai import eval as inspect_eval
 from inspect_ai.event import ModelEvent
 
 import eq_evals._registry  # noqa: F401
+from eq_evals.engine import is_fragment, read_declaration
 from eq_evals.facet.answers import extract_answer
 from eq_evals.providers.local_gguf import ModelThread
 
 REPO = Path(__file__).resolve().parents[1]
-TASK_FILES = sorted((REPO / "tasks").glob("**/*.yaml"))
+TASK_FILES = sorted(p for p in (REPO / "tasks").glob("**/*.yaml") if not is_fragment(p))
 FACET_OBJECTIVE = ["facet_apparent", "facet_hidden", "facet_prediction", "facet_social", "facet_crisis",
                    "facet_objective"]
 
 
 @pytest.mark.parametrize("path", TASK_FILES, ids=lambda p: p.stem)
 def test_every_task_declares_its_generation_config(path: Path) -> None:
-    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    spec = read_declaration(path)  # with its included fragments (docs/adding-a-task.md)
     assert "config" in spec, f"{path.name} declares no generation config"
     if spec.get("solver"):  # a task whose tested model generates must cap its replies
         assert isinstance(spec["config"].get("max_tokens"), int), f"{path.name}: no max_tokens"
@@ -35,7 +35,7 @@ def test_every_task_declares_its_generation_config(path: Path) -> None:
 
 @pytest.mark.parametrize("name", FACET_OBJECTIVE)
 def test_facet_objective_tasks_stop_at_the_closing_answer_tag(name: str) -> None:
-    spec = yaml.safe_load((REPO / "tasks" / "facet" / f"{name}.yaml").read_text(encoding="utf-8"))
+    spec = read_declaration(REPO / "tasks" / "facet" / f"{name}.yaml")
     assert spec["config"]["stop_seqs"] == ["</answer>"]
     assert spec["config"]["max_tokens"] <= 256
 

@@ -13,6 +13,7 @@ from inspect_ai import score as inspect_score
 from inspect_ai.log import read_eval_log
 
 import eq_evals._registry  # noqa: F401
+from eq_evals.heart.leaderboard import score_records
 from eq_evals.cli import main as cli_main
 
 FIXTURE = str(Path(__file__).parent / "fixtures" / "heart_histories.jsonl")
@@ -44,7 +45,7 @@ def test_generation_cleaning_and_records(round_robin) -> None:
     sample = next(s for s in warm.samples if s.id == "fixture-reg-001-en")
     assert sample.output.completion.startswith("I'm really sorry, it sounds like \"Not great. I lost my job\"")
     score = sample.scores["heart_pairwise"]
-    records = score.metadata["comparisons"]
+    records = score_records(score)
     # two eligible judges (heart-judge shares the supporters' family) x two orders x six criteria
     assert {r["judge"] for r in records} == {"eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild"}
     assert len(records) == 2 * 2 * 6 and {r["order"] for r in records} == {"ab", "ba"}
@@ -63,11 +64,11 @@ def test_generation_cleaning_and_records(round_robin) -> None:
 def test_new_system_is_judged_against_existing_logs_only(round_robin) -> None:
     terse = round_robin[2]
     pairs = {(r["system_a"], r["system_b"]) for s in terse.samples
-             for r in (s.scores["heart_pairwise"].metadata or {}).get("comparisons", [])}
+             for r in score_records(s.scores["heart_pairwise"])}
     assert pairs == {("eq_evals/scripted-heart-terse", o) for o in
                      ("reference", "eq_evals/scripted-heart-warm", "eq_evals/scripted-heart-plain")}
     first = {(r["system_a"], r["system_b"]) for s in round_robin[0].samples
-             for r in (s.scores["heart_pairwise"].metadata or {}).get("comparisons", [])}
+             for r in score_records(s.scores["heart_pairwise"])}
     assert first == {("eq_evals/scripted-heart-warm", "reference")}  # old logs are not re-judged
 
 
@@ -100,8 +101,8 @@ def test_garbled_judge_is_retried_then_unscored_never_a_loss(tmp_path: Path) -> 
     for s in log.samples:
         score = s.scores["heart_pairwise"]
         assert score.value != score.value  # unscored (NaN), not 0
-        assert score.metadata["comparisons"] and all(r["error"] == "parse" and r["winner"] is None
-                                                     for r in score.metadata["comparisons"])
+        assert score_records(score) and all(r["error"] == "parse" and r["winner"] is None
+                                                     for r in score_records(score))
         [replies] = score.metadata["judge_raw"].values()
         assert len(replies) == 2
     late = run("heart-warm", tmp_path / "late", grader=["eq_evals/scripted-hjudge-late"], subset="regular")
@@ -113,8 +114,8 @@ def test_empty_reply_is_an_automatic_loss_without_a_judge_call(tmp_path: Path) -
     for s in log.samples:
         score = s.scores["heart_pairwise"]
         assert score.value["overall"] == 0.0 and score.metadata["empty_response"]
-        assert {r["error"] for r in score.metadata["comparisons"]} == {"empty_response"}
-        assert all(r["strength"] == 5 and r["winner"] == "b" for r in score.metadata["comparisons"])
+        assert {r["error"] for r in score_records(score)} == {"empty_response"}
+        assert all(r["strength"] == 5 and r["winner"] == "b" for r in score_records(score))
         full = read_eval_log(log.location, resolve_attachments=True)
         events = [e for smp in full.samples for e in smp.events if e.event == "model"]
         assert all("RESPONDENT" not in e.input[-1].text for e in events)
@@ -122,7 +123,7 @@ def test_empty_reply_is_an_automatic_loss_without_a_judge_call(tmp_path: Path) -
 
 def test_only_same_family_judges_are_used_and_flagged(tmp_path: Path) -> None:
     log = run("heart-warm", tmp_path, grader=["eq_evals/scripted-heart-judge"], subset="regular")
-    records = [r for s in log.samples for r in s.scores["heart_pairwise"].metadata["comparisons"]]
+    records = [r for s in log.samples for r in score_records(s.scores["heart_pairwise"])]
     assert records and all(r["self_judged"] for r in records)
 
 
@@ -133,14 +134,14 @@ def test_release_rubric_and_rejudging_an_existing_log(round_robin, tmp_path: Pat
     rescored = inspect_score(plain, [heart_pairwise(opponents="reference", rubric="release", order="fixed")],
                              model_roles={"grader": "eq_evals/scripted-hjudge"}, action="overwrite", display="none")
     sample = next(s for s in rescored.samples if s.id == "fixture-reg-001-en")
-    records = sample.scores["heart_pairwise"].metadata["comparisons"]
+    records = score_records(sample.scores["heart_pairwise"])
     assert {r["rubric"] for r in records} == {"release"} and {r["order"] for r in records} == {"ab"}
     assert {r["system_a"] for r in records} == {"eq_evals/scripted-heart-plain"}
     assert records[0]["prompt_sha1"] and len(records) == 6
 
 
 def test_judge_human_agreement_on_heart_logs(round_robin, tmp_path: Path) -> None:
-    from eq_evals.agreement_cli import HEART_MAJORITY, agreement
+    from eq_evals.agreement_cli import ENSEMBLE_MAJORITY as HEART_MAJORITY, agreement
 
     terse = round_robin[2].location
     warm, terse_id = "eq_evals/scripted-heart-warm", "eq_evals/scripted-heart-terse"
@@ -148,7 +149,7 @@ def test_judge_human_agreement_on_heart_logs(round_robin, tmp_path: Path) -> Non
     for sid in ("fixture-reg-001-en", "fixture-reg-002-en", "fixture-adv-001-en"):
         key = f"overall|{sid}|{warm}|{terse_id}" if warm < terse_id else f"overall|{sid}|{terse_id}|{warm}"
         rows += [f"{key},r1,{warm}", f"{key},r2,{warm}"]
-    rows.append(f"overall|fixture-reg-001-en|eq_evals/scripted-heart-terse|reference,r1,reference")
+    rows.append("overall|fixture-reg-001-en|eq_evals/scripted-heart-terse|reference,r1,reference")
     csv_path = tmp_path / "human.csv"
     csv_path.write_text("\n".join(rows) + "\n")
     report = agreement([terse], str(csv_path))
@@ -218,7 +219,7 @@ def test_release_histories_end_to_end(tmp_path: Path) -> None:
                          log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     scores = {s.id: s.scores["heart_pairwise"] for s in log.samples}
-    assert {r["system_b"] for r in scores["heart-reg-000"].metadata["comparisons"]} == {"esconv_original"}
+    assert {r["system_b"] for r in score_records(scores["heart-reg-000"])} == {"esconv_original"}
     assert scores["heart-reg-043"].metadata["skipped"] == ["reference: misaligned (exclude_misaligned_reference)"]
     assert scores["heart-adv-00"].metadata["skipped"] == ["reference: this history has none (adversarial)"]
     adv = next(s for s in log.samples if s.id == "heart-adv-00")
@@ -233,7 +234,7 @@ def test_named_judge_roles(tmp_path: Path) -> None:
                          task_args={"source": FIXTURE, "subset": "regular", "judge_roles": "judge_one,judge_two"},
                          log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
-    judges = {r["judge"] for s in log.samples for r in s.scores["heart_pairwise"].metadata["comparisons"]}
+    judges = {r["judge"] for s in log.samples for r in score_records(s.scores["heart_pairwise"])}
     assert judges == {"eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild"}
     [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-plain",
                          model_roles={"judge_one": "eq_evals/scripted-hjudge"},

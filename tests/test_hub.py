@@ -592,14 +592,14 @@ def test_judgment_logs_carry_the_generations_dataset_versions(tmp_path: Path) ->
         row = json.loads((changed / "apparent.jsonl").read_text(encoding="utf-8").splitlines()[0])
         fh.write(json.dumps(dict(row, id="pa-apparent-999-en"), ensure_ascii=False) + "\n")
 
-    def judged(name: str, second_source: str | None, pairing: str = "round_robin"):
+    def judged(name: str, second_source: str | None, pairing: str = "round_robin", **args):
         gen = tmp_path / name
         if not gen.exists():
             for model, source in (("eq_evals/scripted-echo", None), ("eq_evals/scripted-oracle", second_source)):
                 inspect_eval("eq_evals/facet_naturalness", model=model, log_dir=str(gen), display="none", limit=4,
                              task_args={"language": "en", **({"source": source} if source else {})})
         [log] = inspect_eval("eq_evals/facet_pairwise", model=None,
-                             model_roles={"grader": "eq_evals/scripted-judge"}, task_args={"logs": str(gen), "pairing": pairing},
+                             model_roles={"grader": "eq_evals/scripted-judge"}, task_args={"logs": str(gen), "pairing": pairing, **args},
                              log_dir=str(tmp_path / f"{name}-{pairing}-judged"), display="none")
         assert log.status == "success", log.error
         return log
@@ -614,9 +614,14 @@ def test_judgment_logs_carry_the_generations_dataset_versions(tmp_path: Path) ->
         assert not any(sources.VERSION_KEY in (s.metadata or {}) for s in gen_log.samples)
     # judging with rounds (a sample source) names the data in its header too, so ratings can compare versions
     assert judged("same", None, "active").eval.metadata["datasets"] == [version]
-    assert sorted(v["origin"] for v in judged("mixed", str(changed), "active").eval.metadata["datasets"]) == ["bundled", "local"]
+    # generations on different data versions answered different prompts: judging them is refused before any judge
+    # call (naming the logs), unless asked for
+    with pytest.raises(Exception, match="different dataset versions"):
+        judged("mixed", str(changed), "active")
+    mixed_ok = judged("mixed", str(changed), "active", allow_mixed_datasets=True)
+    assert sorted(v["origin"] for v in mixed_ok.eval.metadata["datasets"]) == ["bundled", "local"]
     report.run([str(tmp_path / "same-round_robin-judged")], str(tmp_path / "r1"), bootstrap=10, progress=False)
-    mixed = judged("mixed", str(changed))
+    mixed = judged("mixed", str(changed), allow_mixed_datasets=True)
     assert sorted(v["origin"] for v in mixed.eval.metadata["datasets"]) == ["bundled", "local"]
     with pytest.raises(EqEvalsError, match="different dataset versions"):
         report.run([str(tmp_path / "mixed-round_robin-judged")], str(tmp_path / "r2"), bootstrap=10, progress=False)

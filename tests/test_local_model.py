@@ -15,6 +15,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
 import eq_evals._registry  # noqa: F401
+from eq_evals.pairwise.verdict import sample_verdicts
 from eq_evals.errors import EqEvalsError
 from conftest import need_embedded_model
 
@@ -70,8 +71,8 @@ def test_real_judge_verdicts_or_honest_unscored(tmp_path) -> None:
     assert log.status == "success" and len(log.samples) == 2
     for sample in log.samples:
         score = sample.scores["pairwise_judge"]
-        calls = score.metadata["judgments"][0]["calls"]
-        assert all(c["reasoning"].strip() for c in calls), "the judge produced text"
+        calls = sample_verdicts(sample)[0].calls
+        assert all(c.reasoning.strip() for c in calls), "the judge produced text"
         if score.reason:
             assert score.reason == "judge_unparseable"
         else:

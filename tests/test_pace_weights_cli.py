@@ -81,7 +81,7 @@ def test_csv_and_jsonl_values_agree(tmp_path: Path) -> None:
     ("bad.csv", "P,A,C,Y\n1,0,1,2\n", [], "bad.csv:1: the header lacks column(s) E"),
     ("bad.csv", "P,A,C,E,Y,count\n1,0,1,1,2,3\n1,0,1,1,2,many\n", [], "bad.csv:3: column 'count' must be a number"),
     ("bad.csv", "P,A,C,E,Y\n1,0,1,1,2\n1,0,1,1,2,9\n", [], "bad.csv:3: more values than header columns"),
-    ("bad.jsonl", '{"P":1,"A":0,"C":1,"E":1,"Y":2}\n\n{"P":1,"A":0,\n', [], "bad.jsonl:3: not valid JSON"),
+    ("bad.jsonl", '{"P":1,"A":0,"C":1,"E":1,"Y":2}\n\n{"P":1,"A":0,\n', [], "line 3: invalid JSON"),
     ("bad.jsonl", '{"P":7,"A":0,"C":1,"E":1,"Y":2}\n{"P":"high","A":0,"C":1,"E":1,"Y":2}\n', ["--discretize", "tertiles"],
      "bad.jsonl:2: column 'P': 'high' is not a number"),
     ("bad.jsonl", '{"P":7,"A":0,"C":1,"E":12,"Y":2}\n', ["--discretize", "binary@6"], "bad.jsonl:1: column 'E': score 12"),

@@ -34,6 +34,9 @@ def test_wheel_contains_every_declarative_file(unpacked_wheel: Path) -> None:
         source_files = {p.relative_to(REPO / kind) for p in (REPO / kind).rglob("*") if p.is_file()}
         shipped = {p.relative_to(packaged / kind) for p in (packaged / kind).rglob("*") if p.is_file()}
         assert source_files and source_files <= shipped, (kind, source_files - shipped)
+    # the fragments declarations include (tasks/**/_*.yaml, docs/adding-a-task.md) ship beside them
+    fragments = {p.relative_to(packaged).as_posix() for p in (packaged / "tasks").rglob("_*.yaml")}
+    assert {"tasks/facet/_objective.yaml", "tasks/facet/_interaction.yaml", "tasks/longemotion/_base.yaml"} <= fragments
     entry_points = next(unpacked_wheel.glob("eq_evals-*.dist-info")) / "entry_points.txt"
     assert "eq_evals = eq_evals._registry" in entry_points.read_text()
 
@@ -44,6 +47,7 @@ def test_task_runs_from_the_wheel_in_another_directory(unpacked_wheel: Path, tmp
         "import eq_evals, eq_evals.resources as r\n"
         "from inspect_ai import eval\n"
         "print('MODULE', eq_evals.__file__); print('ROOT', r.declarative_root())\n"
+        # facet_social includes tasks/facet/_objective.yaml, which includes _facet.yaml: read from the wheel
         "[log] = eval('eq_evals/facet_social', model='eq_evals/scripted-oracle', limit=2, epochs=1,"
         " log_dir='logs', display='none')\n"
         "print('OUTCOME', log.status, log.results.scores[0].metrics['mean'].value)\n"

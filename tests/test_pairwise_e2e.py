@@ -9,6 +9,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
 import eq_evals._registry  # noqa: F401
+from eq_evals.pairwise.verdict import sample_verdicts
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.judge import parse_verdict
 
@@ -51,9 +52,10 @@ def test_round_robin_judging_in_both_orders(generations: Path, tmp_path: Path) -
     sample = log.samples[0]
     score = sample.scores["pairwise_judge"]
     assert set(score.value) == {"outcome", "margin", "conflicted"} and score.value["outcome"] in (0.0, 0.5, 1.0)
-    [judgment] = score.metadata["judgments"]
-    orders = [call["order"] for call in judgment["calls"]]
-    a, b = score.metadata["model_a"], score.metadata["model_b"]
+    [verdict] = sample_verdicts(sample)
+    [judgment] = verdict.judgments
+    orders = [call.order for call in verdict.calls]
+    a, b = verdict.model_a, verdict.model_b
     assert orders == [[a, b], [b, a]]
     # the judge saw only "Response A/B", never a model name
     sample = read_eval_log(log.location, resolve_attachments=True).samples[0]
@@ -61,10 +63,10 @@ def test_round_robin_judging_in_both_orders(generations: Path, tmp_path: Path) -
     assert len(prompts) == 2 and not any(name in p for p in prompts for name in MODELS)
     assert all("Response A" in p and "Response B" in p for p in prompts)
     # the shorter response wins for the scripted judge, consistently in both orders
-    la, lb = score.metadata["length_a"], score.metadata["length_b"]
+    la, lb = verdict.lengths[a], verdict.lengths[b]
     if la != lb:
-        assert score.value["outcome"] == (1.0 if la < lb else 0.0) and not judgment["result"]["conflicted"]
-        assert judgment["result"]["margin"] >= 1
+        assert score.value["outcome"] == (1.0 if la < lb else 0.0) and not judgment.conflicted
+        assert judgment.margin >= 1
 
 
 def test_position_biased_judge_gives_conflicted_draws(generations: Path, tmp_path: Path) -> None:
@@ -82,20 +84,20 @@ def test_unparseable_judge_is_retried_then_unscored(generations: Path, tmp_path:
         assert score.reason == "judge_unparseable" and "unparseable reply after 2 attempts" in score.explanation
         assert sum(1 for e in s.events if e.event == "model") == 4  # 2 orders x 2 attempts
     late = judge(generations, "eq_evals/scripted-judge-late", tmp_path / "late")
-    calls = late.samples[0].scores["pairwise_judge"].metadata["judgments"][0]["calls"]
-    assert [c["attempts"] for c in calls] == [2, 2] and all(c["verdict"] for c in calls)
+    [verdict] = sample_verdicts(late.samples[0])
+    assert [c.attempts for c in verdict.calls] == [2, 2] and all(c.verdict for c in verdict.calls)
 
 
 def test_judge_panel(generations: Path, tmp_path: Path) -> None:
     log = judge(generations, ["eq_evals/scripted-judge", "eq_evals/scripted-judge-first"], tmp_path)
-    judgments = log.samples[0].scores["pairwise_judge"].metadata["judgments"]
-    assert [j["judge"] for j in judgments] == ["eq_evals/scripted-judge", "eq_evals/scripted-judge-first"]
+    [verdict] = sample_verdicts(log.samples[0])
+    assert [j.judge for j in verdict.judgments] == ["eq_evals/scripted-judge", "eq_evals/scripted-judge-first"]
 
 
 def test_adaptive_pairing_runs_rounds_from_the_ratings(generations: Path, tmp_path: Path) -> None:
     log = judge(generations, "eq_evals/scripted-judge", tmp_path, pairing="adaptive", max_rounds=4, pairs_per_round=2)
     assert log.status == "success", log.error
-    phases = {s.scores["pairwise_judge"].metadata["phase"] for s in log.samples}
+    phases = {sample_verdicts(s)[0].phase for s in log.samples}
     assert "seed" in phases and "smart_1" in phases
     # the scripted judge's ranking is stable after the first rating-driven round, so the run converges
     # (spec §4.6: stop when the ranking is unchanged) well before max_rounds
@@ -140,7 +142,7 @@ def test_verdict_parsing(reply: str, expected) -> None:
 def test_active_pairing_spends_its_budget_on_informative_pairs(generations: Path, tmp_path: Path) -> None:
     log = judge(generations, "eq_evals/scripted-judge", tmp_path, pairing="active", batch=5, budget=24, stop="budget")
     assert log.status == "success", log.error
-    phases = [s.scores["pairwise_judge"].metadata["phase"] for s in log.samples]
+    phases = [sample_verdicts(s)[0].phase for s in log.samples]
     assert phases.count("connect") == 3  # a cycle through the three models connects the comparison graph
     assert any(p.startswith("active_") for p in phases)
     assert len(log.samples) == 24  # the budget, not round robin's 180
@@ -154,6 +156,6 @@ def test_active_pairing_is_the_default(generations: Path, tmp_path: Path) -> Non
                          task_args={"logs": str(generations)}, log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     assert log.eval.task_args.get("pairing", "active") == "active"
-    phases = [s.scores["pairwise_judge"].metadata["phase"] for s in log.samples]
+    phases = [sample_verdicts(s)[0].phase for s in log.samples]
     assert phases.count("connect") == 3 and all("pairing" in s.metadata for s in log.samples)
     assert len(log.samples) < 90  # fewer matchups than round robin's 90

@@ -10,6 +10,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
 import eq_evals._registry  # noqa: F401
+from eq_evals.pairwise.verdict import sample_verdicts
 from eq_evals.errors import EqEvalsError
 
 TWO = ["eq_evals/scripted-echo", "eq_evals/scripted-oracle"]
@@ -35,8 +36,8 @@ def judge_calls(log) -> int:
 
 
 def verdicts(log) -> dict:
-    return {s.id: (s.scores["pairwise_judge"].value, [c["verdict"] for j in s.scores["pairwise_judge"].metadata[
-        "judgments"] for c in j["calls"]]) for s in log.samples}
+    return {s.id: (s.scores["pairwise_judge"].value, [c.verdict for v in sample_verdicts(s) for c in v.calls])
+            for s in log.samples}
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +55,8 @@ def test_rerun_after_a_crash_and_adding_a_model_pay_only_new_calls(gens, tmp_pat
     full = judge(str(two), tmp_path / "full", task_args={"reuse": str(tmp_path / "partial")})
     n = len(full.samples)
     assert n == 60 and judge_calls(full) == 2 * (n - 10)  # 60 naturalness prompts, one pair of models
-    reused = [c for s in full.samples for j in s.scores["pairwise_judge"].metadata["judgments"] for c in j["calls"]
-              if c["reused_from"]]
-    assert len(reused) == 20 and all(c["reused_from"].startswith(str(tmp_path / "partial")) for c in reused)
+    reused = [c for s in full.samples for v in sample_verdicts(s) for c in v.calls if c.reused_from]
+    assert len(reused) == 20 and all(c.reused_from.startswith(str(tmp_path / "partial")) for c in reused)
     # identical verdicts to a run that paid for every call
     fresh = judge(str(two), tmp_path / "fresh")
     assert judge_calls(fresh) == 2 * n and verdicts(fresh) == verdicts(full)

@@ -60,9 +60,10 @@ def test_leaderboard_files_and_diagnostics(logs: dict[str, Path], tmp_path: Path
     assert judge["parse_rate"] == 1.0 and 0.0 <= judge["position_flip_rate"] < 0.2
     # the scripted judge prefers shorter answers: the longer answer (almost) never wins
     assert judge["longer_answer_win_rate"] == 0.0
-    assert judge["self_family"] == MODELS  # scripted judge rating scripted models is flagged
+    # one family() for the flag and HEART's exclusion: a scripted mode is its own family (judge != echo, oracle)
+    assert judge["self_family"] == []
     md = (tmp_path / "leaderboard.md").read_text(encoding="utf-8")
-    assert "## Judge diagnostics" in md and "rates its own family" in md
+    assert "## Judge diagnostics" in md
 
 
 @pytest.mark.parametrize("method", ["trueskill", "eqbench3", "elo"])
@@ -234,6 +235,11 @@ def test_cli_ratings_and_agreement(logs: dict[str, Path], tmp_path: Path, capsys
 def test_family() -> None:
     assert family("openai/gpt-4o") == family("openai/gpt-4.1-mini") == "gpt"
     assert family("anthropic/claude-3-7-sonnet") == "claude" != family("google/gemini-2.5-pro")
+    # the ratings flag and HEART's same-family exclusion use this one function (they used to disagree on o3)
+    assert family("openai/o3-mini") == family("openai/gpt-4o") == "gpt"
+    from eq_evals.heart.scorer import eligible_judges
+    assert eligible_judges(["openai/o3-mini", "anthropic/claude-3-7-sonnet"], ["openai/gpt-4o", "qwen/qwen3"]) == (
+        ["anthropic/claude-3-7-sonnet"], False)
 
 
 def test_disconnected_comparison_graph_names_the_table() -> None:

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from eq_evals.errors import EqEvalsError
+from eq_evals.pairwise.verdict import PairVerdict, log_verdicts
 from eq_evals.logcheck import select
-from eq_evals.pairwise.logs import expand_log_paths
+from eq_evals.logcheck import expand_log_paths
 from eq_evals.ratings import cohen_kappa, fleiss_kappa, krippendorff_alpha, percent_agreement, stability
 
 LABELS = ("A", "B", "DRAW")
@@ -61,55 +62,52 @@ def read_judgments(paths: list[str], allow_partial: bool = False) -> JudgeLogs:
     out.warnings, out.partial = selection.warnings, sorted(selection.partial_paths)
     for log, info in selection.kept:
         path = info.path
-        found = False
-        if log.eval.task.split("/")[-1] == "heart":  # HEART judgment records (eq_evals.heart.leaderboard)
-            _read_heart(path, out)
-            continue
-        for s in log.samples or []:
-            score = (s.scores or {}).get("pairwise_judge")
-            if score is None or not score.metadata:
-                continue
-            found = True
-            md, sid = score.metadata, str(s.id)
-            out.pairs[sid] = (md["model_a"], md["model_b"])
-            out.dimensions[sid] = str(md.get("dimension") or sid.split("|")[0])
-            for j in md.get("judgments", []):
-                if j.get("result"):
-                    outcome = j["result"]["outcome"]
-                    out.labels[j["judge"]][sid] = "A" if outcome == 1 else "B" if outcome == 0 else "DRAW"
-                    out.conflicted[j["judge"]][sid] = bool(j["result"].get("conflicted"))
-        if not found:
-            raise EqEvalsError(f"{path} ({log.eval.task}) is not a judgment log (no pairwise_judge scores)")
+        verdicts = log_verdicts(log, path)
+        if not verdicts:
+            raise EqEvalsError(f"{path} ({log.eval.task}) is not a judgment log (no pairwise verdict records)")
+        _add_verdicts(verdicts, out)
     if not selection.kept:
         raise EqEvalsError("no complete judgment logs:\n" + "\n".join(selection.warnings))
     return out
 
 
-HEART_MAJORITY = "heart:ensemble-majority"
+ENSEMBLE_MAJORITY = "ensemble-majority"
 
 
-def _read_heart(path: str, out: JudgeLogs) -> None:
-    """HEART logs: one matchup per (criterion, sample, pair), id ``criterion|sample_id|system_a|system_b`` (systems
-    sorted); each judge's label is its (two-order) verdict; ``heart:ensemble-majority`` is the judges' majority
-    (a tie is DRAW), the paper's LLM-ensemble label for human-LLM agreement (§9.9)."""
-    from eq_evals.heart.leaderboard import keyed_comparisons, read_records
+def matchup_id(sample: str, v: PairVerdict, criterion: str, criteria: int) -> str:
+    """The id human labels refer to: the sample id when the sample judged one matchup on one criterion (FACET's
+    ``dimension|item|eN|model_a|model_b``), else ``criterion|sample|model_a|model_b`` with the two contestants
+    sorted (HEART's one reply against several opponents on five criteria)."""
+    if criteria == 1:
+        return sample
+    a, b = sorted((v.model_a, v.model_b))
+    return f"{criterion}|{v.sample or sample}|{a}|{b}"
 
-    data = read_records([path])
-    if not data.records:
-        raise EqEvalsError(f"{path} (heart) holds no judgment records")
+
+def _add_verdicts(verdicts: list[tuple[Any, PairVerdict]], out: JudgeLogs) -> None:
+    """Each judge's label per matchup is its (two-order) verdict; with several judges on a matchup,
+    ``ensemble-majority`` is their majority (a tie is DRAW), the LLM-ensemble label HEART reports for
+    human-LLM agreement (HEART paper §9.9)."""
+    per_sample: dict[str, int] = defaultdict(int)
+    for sample, v in verdicts:
+        per_sample[str(sample.id)] += len({j.criterion for j in v.judgments}) or 1
     votes: dict[str, list[str]] = defaultdict(list)
-    for sample_id, c in keyed_comparisons(data.records):
-        if not c.judge:
-            continue  # automatic losses of empty replies: no judge gave them
-        sid = f"{c.dimension}|{sample_id}|{c.model_a}|{c.model_b}"
-        label = "A" if c.outcome == 1 else "B" if c.outcome == 0 else "DRAW"
-        out.pairs[sid], out.dimensions[sid] = (c.model_a, c.model_b), c.dimension
-        out.labels[c.judge][sid] = label
-        out.conflicted[c.judge][sid] = c.conflicted
-        votes[sid].append(label)
+    for sample, v in verdicts:
+        for j in v.judgments:
+            if j.outcome is None:
+                continue
+            sid = matchup_id(str(sample.id), v, j.criterion, per_sample[str(sample.id)])
+            a, b = (v.model_a, v.model_b) if sid == str(sample.id) else tuple(sorted((v.model_a, v.model_b)))
+            outcome = j.outcome if a == v.model_a else 1 - j.outcome
+            label = "A" if outcome == 1 else "B" if outcome == 0 else "DRAW"
+            out.pairs[sid], out.dimensions[sid] = (a, b), j.criterion
+            out.labels[j.judge][sid] = label
+            out.conflicted[j.judge][sid] = j.conflicted
+            votes[sid].append(label)
     for sid, labels in votes.items():
-        a, b = labels.count("A"), labels.count("B")
-        out.labels[HEART_MAJORITY][sid] = "A" if a > b else "B" if b > a else "DRAW"
+        if len(labels) > 1:
+            a_votes, b_votes = labels.count("A"), labels.count("B")
+            out.labels[ENSEMBLE_MAJORITY][sid] = "A" if a_votes > b_votes else "B" if b_votes > a_votes else "DRAW"
 
 
 def judge_labels(paths: list[str]) -> tuple[dict[str, dict[str, str]], dict[str, tuple[str, str]]]:

@@ -49,7 +49,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     offline_by_listing = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() not in ("1", "true", "yes", "on")
     os.environ["HF_HUB_OFFLINE"] = "1"  # a listing counts what is here; it never downloads data
-    from eq_evals.engine import load_declarations_tolerant
+    from eq_evals.engine import load_declarations_tolerant, param_form
     from eq_evals.resources import display_path
 
     decls, broken = load_declarations_tolerant()
@@ -67,7 +67,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             print(f"  generation: {settings} (command-line --max-tokens, --stop-seqs, --temperature ... win)")
         for name, p in spec.parameters.items():
             choices = f" {p.choices}" if p.choices else ""
-            print(f"  -T {name}={p.default!r} ({p.type}{choices}): {p.description}")
+            print(f"  -T {name}={p.default!r} ({param_form(p)}{choices}): {p.description}")
         print()
     return 1 if broken else 0
 

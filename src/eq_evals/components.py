@@ -15,7 +15,7 @@ import importlib
 from typing import Any, Callable
 
 from inspect_ai.model import GenerateConfig
-from inspect_ai.scorer import Metric, accuracy, grouped, mean, stderr
+from inspect_ai.scorer import Metric, accuracy, mean, stderr
 from inspect_ai.solver import generate, system_message
 
 BENCHMARKS = ("core", "pairwise", "facet", "sage", "longemotion", "pace", "heart")

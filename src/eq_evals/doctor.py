@@ -14,7 +14,7 @@ from typing import Any
 
 from eq_evals import logcheck
 from eq_evals.errors import EqEvalsError
-from eq_evals.pairwise.logs import expand_log_paths
+from eq_evals.logcheck import expand_log_paths
 
 
 def diagnose(paths: list[str]) -> dict[str, Any]:

@@ -2,17 +2,19 @@
 
 A declaration names its dataset adapter, solver steps, scorers, metrics, epochs and typed parameters
 (see docs/adding-a-task.md). Values of the form ``${param}`` are replaced by the task parameter's
-value. Everything is validated when the plugin loads: a broken declaration fails with its file, the
-key and what is wrong.
+value. A declaration may ``include`` fragments (files named ``_*.yaml``, never tasks themselves) whose keys
+it extends or overrides. Everything is validated when the plugin loads: a broken declaration fails with its
+file, the key and what is wrong.
 """
 
 from __future__ import annotations
 
 import inspect
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Iterable, Literal
 
 import yaml
 from inspect_ai import Epochs, SampleSource, Task, task
@@ -31,12 +33,15 @@ RESERVED = {"model", "epochs", "limit", "name"}
 
 
 class ParamDecl(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
     type: Literal["str", "int", "float", "bool"]
     default: Any = None
     choices: list[Any] | None = None
     required: bool = False
     description: str = Field(min_length=1)
+    # ``list: true`` (type str): a comma-separated list. ``inspect eval -T x=a,b`` passes a Python list; the
+    # parameter accepts that and a comma-separated string alike and hands components the string "a,b".
+    is_list: bool = Field(default=False, alias="list")
 
 
 class DatasetDecl(BaseModel):
@@ -71,12 +76,17 @@ class TaskDecl(BaseModel):
 class Declaration:
     file: Path
     spec: TaskDecl
+    # the files that make up the declaration, in merge order (included fragments first, the file itself last)
+    layers: tuple[tuple[Path, dict], ...] = ()
 
     @property
     def where(self) -> str:
         return display_path(self.file)
 
     def fail(self, key: str, problem: str) -> DeclarationError:
+        origin = origin_of(self.layers, key)
+        if origin is not None and origin != self.file:
+            problem = f"{problem} (set in {display_path(origin)})"
         return DeclarationError(self.where, key, problem)
 
 
@@ -84,23 +94,133 @@ def _pydantic_key(error: dict) -> str:
     return ".".join(str(part) for part in error["loc"]) or "(top level)"
 
 
-def parse_declaration(file: Path) -> Declaration:
-    components.load_all()
-    where = display_path(file)
+# ---------------------------------------------------------------------------------------------
+# includes: a declaration (or a fragment) may say ``include: _fragment.yaml`` or ``include: [_a.yaml, _b.yaml]``
+
+
+def is_fragment(file: Path) -> bool:
+    """A file named ``_*.yaml`` holds keys for declarations to include; it is never a task itself."""
+    return file.name.startswith("_")
+
+
+def merge(base: dict, override: dict) -> dict:
+    """``override`` on top of ``base``: nested mappings merge key by key (the override's keys win); any other
+    value, a list included, replaces the base's. Keys keep the base's order; new keys follow."""
+    out = dict(base)
+    for key, value in override.items():
+        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _read_yaml(file: Path) -> Any:
     try:
-        raw = yaml.safe_load(file.read_text(encoding="utf-8"))
+        return yaml.safe_load(file.read_text(encoding="utf-8"))
     except yaml.YAMLError as ex:
         mark = getattr(ex, "problem_mark", None)
         at = f"line {mark.line + 1}" if mark else "(yaml)"
-        raise DeclarationError(where, at, f"invalid YAML: {getattr(ex, 'problem', ex)}") from None
+        raise DeclarationError(display_path(file), at, f"invalid YAML: {getattr(ex, 'problem', ex)}") from None
+
+
+def _include_candidates(name: str, file: Path) -> list[Path]:
+    """Where ``include: name`` in ``file`` may be: beside the file; then, for a file under some root's tasks/
+    folder, the same folder of every root (EQ_EVALS_PATH folders first, then the package), so a user's
+    declaration in ``my_evals/tasks/facet/`` can include the bundled ``_objective.yaml``; then ``name`` as a path
+    below every root's tasks/ (``facet/_objective.yaml``)."""
+    tasks_dirs = [root / "tasks" for root in roots()]
+    below = None
+    for tasks_dir in tasks_dirs:
+        try:
+            below = file.parent.relative_to(tasks_dir)
+            break
+        except ValueError:
+            continue
+    candidates = [file.parent / name]
+    if below is not None:
+        candidates += [tasks_dir / below / name for tasks_dir in tasks_dirs]
+    candidates += [tasks_dir / name for tasks_dir in tasks_dirs]
+    return [Path(os.path.normpath(c)) for c in candidates]
+
+
+def read_layers(file: Path, _chain: tuple[Path, ...] = ()) -> list[tuple[Path, dict]]:
+    """The mappings a declaration is made of, in merge order: its included files (each with its own includes,
+    depth first) and then the file itself, each without its ``include`` key."""
+    where = display_path(file)
+    raw = _read_yaml(file)
     if not isinstance(raw, dict):
+        if _chain:
+            raise DeclarationError(where, "(top level)", "an included file must be a YAML mapping "
+                                   f"(included from {display_path(_chain[-1])})")
         raise DeclarationError(where, "(top level)", "a task declaration must be a YAML mapping")
+    includes = raw.pop("include", None)
+    if includes is None:
+        return [(file, raw)]
+    names = [includes] if isinstance(includes, str) else includes
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
+        raise DeclarationError(where, "include", f"expected a file name or a list of file names, got {includes!r}")
+    chain = _chain + (file,)
+    layers: list[tuple[Path, dict]] = []
+    for i, name in enumerate(names):
+        key = "include" if isinstance(includes, str) else f"include[{i}]"
+        candidates = _include_candidates(name, file)
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            looked = ", ".join(dict.fromkeys(display_path(c.parent) for c in candidates))
+            raise DeclarationError(where, key, f"{name} does not exist (looked in {looked})")
+        if any(found.resolve() == f.resolve() for f in chain):
+            cycle = " -> ".join(display_path(f) for f in chain + (found,))
+            raise DeclarationError(where, key, f"{name} is already being included: include cycle {cycle}")
+        layers += read_layers(found, chain)
+    return layers + [(file, raw)]
+
+
+def _merged(layers: Iterable[tuple[Path, dict]]) -> dict:
+    out: dict = {}
+    for _, mapping in layers:
+        out = merge(out, mapping)
+    return out
+
+
+def read_declaration(file: Path) -> dict:
+    """The mapping a declaration file stands for: its includes merged in order, its own keys on top."""
+    return _merged(read_layers(file))
+
+
+def origin_of(layers: Iterable[tuple[Path, dict]], key: str) -> Path | None:
+    """The file that sets the value at ``key`` (``parameters.language.default``, ``solver[1]``, ``solver.1``):
+    the last layer in which that path exists; a list is set whole, so ``solver[1]`` comes from where ``solver``
+    does."""
+    parts = [p for p in re.split(r"[.\[]", key) if p]
+    for file, mapping in reversed(list(layers)):
+        node: Any = mapping
+        for part in parts:
+            if isinstance(node, list):
+                break  # the list (and everything in it) comes from this layer
+            if not isinstance(node, dict) or part not in node:
+                break
+            node = node[part]
+        else:
+            if parts:
+                return file
+            continue
+        if isinstance(node, list):
+            return file
+    return None
+
+
+def parse_declaration(file: Path) -> Declaration:
+    components.load_all()
+    where = display_path(file)
+    layers = tuple(read_layers(file))
+    raw = _merged(layers)
     try:
         spec = TaskDecl.model_validate(raw)
     except ValidationError as ex:
         first = ex.errors()[0]
-        raise DeclarationError(where, _pydantic_key(first), first["msg"]) from None
-    decl = Declaration(file, spec)
+        key = _pydantic_key(first)
+        origin = origin_of(layers, key)
+        note = f" (set in {display_path(origin)})" if origin is not None and origin != file else ""
+        raise DeclarationError(where, key, first["msg"] + note) from None
+    decl = Declaration(file, spec, layers)
     check(decl)
     return decl
 
@@ -135,9 +255,12 @@ def _check_params(decl: Declaration) -> None:
                 coerce(p, p.default)
             except ValueError as ex:
                 raise decl.fail(f"{key}.default", str(ex)) from None
+        if p.is_list and p.type != "str":
+            raise decl.fail(f"{key}.list", f"a list parameter has type str (its value is a comma-separated string), "
+                                            f"not {p.type}")
         if p.required and p.default is not None:
             raise decl.fail(f"{key}.required", "a required parameter cannot have a default")
-        if p.choices is not None and p.default is not None and p.default not in p.choices:
+        if p.choices is not None and p.default is not None and not p.is_list and p.default not in p.choices:
             raise decl.fail(f"{key}.default", f"{p.default!r} is not one of the choices {p.choices}")
 
 
@@ -203,9 +326,33 @@ def check(decl: Declaration) -> None:
 # construction
 
 
+LIST_FORM = "comma-separated list: a,b or [a, b]"
+
+
+def comma_list(value: Any) -> str:
+    """A list parameter's one form: its items, stripped, empty ones dropped, joined by commas. Accepts a
+    comma-separated string (``"a, b"``), the list ``inspect eval -T x=a,b`` makes of it (``["a", "b"]``), a YAML
+    list (``-T x='[a, b]'``) or one scalar (``-T stages=4`` arrives as the int 4)."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    parts: list[str] = []
+    for item in items:
+        if isinstance(item, (dict, list, tuple, set)) or item is None:
+            raise ValueError(f"expected a {LIST_FORM}, got {value!r}")
+        text = ("true" if item else "false") if isinstance(item, bool) else str(item)
+        parts += [part.strip() for part in text.split(",") if part.strip()]
+    return ",".join(parts)
+
+
 def coerce(p: ParamDecl, value: Any) -> Any:
     if value is None:
         return None
+    if p.is_list:
+        value = comma_list(value)
+        if p.choices is not None:
+            wrong = [item for item in value.split(",") if item and item not in p.choices]
+            if wrong:
+                raise ValueError(f"{', '.join(map(repr, wrong))} not among {p.choices}")
+        return value
     kind = PARAM_TYPES[p.type]
     if kind is bool and isinstance(value, str) and value.lower() in ("true", "false"):
         value = value.lower() == "true"
@@ -299,6 +446,17 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
     )
 
 
+def param_form(p: ParamDecl) -> str:
+    """How a parameter is written, for `eq-evals list` and the task's docstring: ``str``, ``bool``, or
+    ``str, comma-separated list: a,b or [a, b]``."""
+    return f"{p.type}, {LIST_FORM}" if p.is_list else p.type
+
+
+def _annotation(p: ParamDecl) -> Any:
+    kind: Any = PARAM_TYPES[p.type] | list[str] if p.is_list else PARAM_TYPES[p.type]
+    return kind | None if p.default is None else kind
+
+
 def _task_function(decl: Declaration) -> Callable[..., Task]:
     spec = decl.spec
 
@@ -308,10 +466,9 @@ def _task_function(decl: Declaration) -> Callable[..., Task]:
     factory.__name__ = factory.__qualname__ = spec.name
     factory.__module__ = __name__
     factory.__doc__ = spec.description + "\n\nArgs:\n" + "".join(
-        f"    {n} ({p.type}): {p.description}\n" for n, p in spec.parameters.items())
+        f"    {n} ({param_form(p)}): {p.description}\n" for n, p in spec.parameters.items())
     factory.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
-        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=p.default,
-                          annotation=PARAM_TYPES[p.type] | None if p.default is None else PARAM_TYPES[p.type])
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=p.default, annotation=_annotation(p))
         for n, p in spec.parameters.items()
     ] + [inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)],  # so unknown -T names reach check_arguments
         return_annotation=Task)
@@ -319,8 +476,9 @@ def _task_function(decl: Declaration) -> Callable[..., Task]:
 
 
 def declaration_files() -> list[Path]:
-    """Every ``tasks/**/*.yaml`` of the bundled root and of the user's EQ_EVALS_PATH folders."""
-    return sorted(f for root in roots() for f in (root / "tasks").rglob("*.yaml"))
+    """Every ``tasks/**/*.yaml`` of the bundled root and of the user's EQ_EVALS_PATH folders, except fragments
+    (``_*.yaml``, which declarations include)."""
+    return sorted(f for root in roots() for f in (root / "tasks").rglob("*.yaml") if not is_fragment(f))
 
 
 def load_declarations_tolerant() -> tuple[list[Declaration], dict[Path, EqEvalsError]]:

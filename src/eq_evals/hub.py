@@ -27,6 +27,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eq_evals.pairwise.verdict import sample_verdicts
+from eq_evals.core.text import read_jsonl as core_read_jsonl
 from eq_evals import __version__
 from eq_evals.core.sources import canonical, content_hash, hub_endpoint, hub_unreachable, offline
 from eq_evals.errors import EqEvalsError
@@ -115,18 +117,7 @@ def load_manifest(name: str) -> tuple[Path, Manifest]:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as ex:
-            raise EqEvalsError(f"{display_path(path)}, line {n}: invalid JSON ({ex.msg})") from None
-        if not isinstance(row, dict):
-            raise EqEvalsError(f"{display_path(path)}, line {n}: a row must be a JSON object")
-        rows.append(row)
-    return rows
+    return [row for _, row in core_read_jsonl(path, display_path(path), objects=True)]
 
 
 def check_publishable(files: dict[str, list[dict[str, Any]]], id_prefix: str, what: str) -> None:
@@ -489,11 +480,12 @@ def collect_results(logs: list[str]) -> tuple[list[dict[str, Any]], dict[str, An
     """Per-sample score rows and what the card names (tasks, models, judges, dataset versions) from logs.
 
     Models are the evaluated ones: the log's model, and for a judging log (which runs without a model, only
-    roles) the two models of each compared pair (``model_a``/``model_b`` in its samples). Judges are the models
-    bound to grader or judge roles, and any judge named in a score's judgments or comparisons."""
+    roles) the two models of each compared pair (``model_a``/``model_b`` of its samples and verdict records).
+    Judges are the models bound to grader or judge roles, and every judge named in the verdict records
+    (pairwise/verdict.py)."""
     from inspect_ai.log import read_eval_log
 
-    from eq_evals.pairwise.logs import expand_log_paths
+    from eq_evals.logcheck import expand_log_paths
 
     rows: list[dict[str, Any]] = []
     about: dict[str, Any] = {"tasks": set(), "models": set(), "judges": set(), "roles": set(), "datasets": {},
@@ -522,18 +514,23 @@ def collect_results(logs: list[str]) -> tuple[list[dict[str, Any]], dict[str, An
             about["datasets"][canonical(v)] = v
         for s in log.samples or []:
             smd = s.metadata or {}
+            verdicts = sample_verdicts(s, path)
+            for v in verdicts:
+                about["judges"] |= {j.judge for j in v.judgments if j.judge}
+            # the compared pair of a judging log's sample (a log with a model, e.g. HEART's, judges that model
+            # against opponents such as the reference reply: its model is the one evaluated)
+            pair = [smd.get(k) for k in ("model_a", "model_b")]
+            if model is None and not all(isinstance(m, str) and m for m in pair) and len(verdicts) == 1:
+                pair = [verdicts[0].model_a, verdicts[0].model_b]
+            if not all(isinstance(m, str) and m for m in pair):
+                pair = [None, None]
+            if model is None:  # a judging log: the evaluated models are its compared pairs
+                about["models"].update(m for v in verdicts for m in (v.model_a, v.model_b))
+            about["models"].update(m for m in pair if m)
             for scorer, score in (s.scores or {}).items():
-                md = score.metadata or {}
-                pair = [smd.get(k) or md.get(k) for k in ("model_a", "model_b")]
-                about["models"].update(m for m in pair if isinstance(m, str) and m)
-                for key in ("judgments", "comparisons"):
-                    for j in md.get(key) if isinstance(md.get(key), list) else []:
-                        if isinstance(j, dict) and j.get("judge"):
-                            about["judges"].add(str(j["judge"]))
                 unscored = isinstance(score.value, float) and math.isnan(score.value)
                 rows.append({"task": task, "model": model,
-                             "model_a": pair[0] if isinstance(pair[0], str) else None,
-                             "model_b": pair[1] if isinstance(pair[1], str) else None,
+                             "model_a": pair[0], "model_b": pair[1],
                              "sample_id": str(s.id), "epoch": s.epoch,
                              "scorer": scorer, **_values(score.value),
                              "answer": None if score.answer is None else str(score.answer),

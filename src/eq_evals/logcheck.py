@@ -1,30 +1,68 @@
-"""What an Inspect log is, and whether its numbers can be trusted: the one place every command asks.
+"""The one gate between Inspect logs and numbers: what a log is, and whether its numbers can be trusted.
 
-``check(log, path)`` describes a log: task, version, model, model roles, task arguments, dataset, status,
-how many samples were planned and completed, how many errored (and why), and how many scores are unscored
-per scorer and reason. A log is *complete* when Inspect finished it (status ``success``), no sample errored
-and every planned sample is there. Anything else is *partial*: a run stopped with Ctrl-C (``cancelled``),
-one that hit ``--fail-on-error`` (``error``), one still being written (``started``), or a ``success`` run
-that tolerated errored samples.
+Every command and judging task that turns logs into numbers (``eq-evals ratings``, ``agreement``, every
+benchmark leaderboard and table, ``pace weights``, ``hub push-results``, ``doctor``, and the judging tasks
+``facet_pairwise``, ``pace_pairwise`` and ``heart``'s opponent logs) reads them through :func:`gate`, which
+applies the same rules everywhere (docs/architecture.md, "The gate"):
 
-Every command that turns logs into numbers (``eq-evals ratings``, ``eq-evals sage leaderboard``,
-``eq-evals agreement``, the ``facet_pairwise`` task) calls :func:`select`: partial logs are skipped with a
-warning naming the log and why, unless the user asks for them (``--allow-partial`` / ``-T allow_partial=true``),
-in which case they are kept and every number built from them is marked "partial". ``eq-evals doctor`` prints
-the same facts for a folder of logs, plus whether the logs can be compared (:func:`comparability`).
+- **Paths**: :func:`expand_log_paths` turns folders, globs and comma lists into log files; the index files
+  ``inspect eval-set`` writes beside its logs (``eval-set.json``, ``logs.json``) are not logs and are skipped.
+- **Tasks**: a log of a task the command does not read is an error naming the file and its task.
+- **Retry chains**: ``inspect eval-retry`` writes a new log with the task id of the log it retries. Of the logs
+  of one task id only one is read: the newest complete one, else the newest (partial) one, so battles, samples
+  and scores are never counted twice. A retry that failed again is not complete.
+- **Completeness**: a log is *complete* when Inspect finished it (status ``success``), it has results, no
+  sample errored and every planned sample is there. A partial log (cancelled, stopped by an error, still being
+  written, or tolerating errored samples) is skipped with a warning naming it and why, unless the user asks
+  for it (``--allow-partial`` / ``-T allow_partial=true``); then every number built from it is marked partial.
+- **Versions**: logs of one task made on different dataset versions (content hashes) or different task
+  versions are refused, naming them, unless the user allows mixing (``--allow-mixed-datasets``).
+
+``check(log, path)`` describes one log (task, version, model, roles, arguments, dataset, status, planned and
+completed samples, errors, unscored scores per scorer and reason); ``eq-evals doctor`` prints it.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from pathlib import Path
+from typing import Any, Collection, Iterable
 
 from inspect_ai.log import EvalLog, read_eval_log
 
 from eq_evals.errors import EqEvalsError
+
+
+# Files ``inspect eval-set`` writes beside its logs: indexes, not logs.
+NOT_LOGS = frozenset({"eval-set.json", "logs.json"})
+LOG_SUFFIXES = (".eval", ".json")
+
+
+def expand_log_paths(logs: str | Iterable[str]) -> list[str]:
+    """Log files from folders (every ``*.eval`` / ``*.json`` log in them, without eval-set's index files), files,
+    globs, or a comma-separated list of those; a name that matches nothing is an error naming it."""
+    items = [p.strip() for p in (logs.split(",") if isinstance(logs, str) else logs) if p and str(p).strip()]
+    paths: list[str] = []
+    for item in items:
+        path = Path(item).expanduser()
+        if path.is_dir():
+            found = sorted(str(p) for p in path.rglob("*")
+                           if p.suffix in LOG_SUFFIXES and p.is_file() and p.name not in NOT_LOGS)
+        else:
+            found = sorted(glob.glob(str(path))) if any(c in item for c in "*?[") else [str(path)]
+        if not found:
+            raise EqEvalsError(f"no Inspect logs found at {item}")
+        for p in found:
+            if not Path(p).is_file():
+                raise EqEvalsError(f"log {p} does not exist")
+        paths += found
+    if not paths:
+        raise EqEvalsError("no logs given")
+    return list(dict.fromkeys(paths))
 
 
 def read(path: str, header_only: bool = False) -> EvalLog:
@@ -149,7 +187,7 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
     info = LogCheck(
         path=path or str(getattr(log, "location", "") or "-"), task=task_name(log), task_id=str(ev.task_id),
         task_version=str(ev.task_version),
-        model=ev.model, roles=_roles(log), task_args=dict(ev.task_args or {}),
+        model=ev.model, roles=_roles(log), task_args=_task_args(ev.task_args),
         dataset=f"{where} ({ds.samples} samples)" if ds.samples is not None else str(where), sample_ids=ids,
         epochs=epochs, status=str(log.status), error=_first_line(log.error.message) if log.error else "",
         planned=planned, samples_read=log.samples is not None)
@@ -193,14 +231,21 @@ def read_checked(path: str) -> tuple[EvalLog, LogCheck]:
     return log, check(log, path)
 
 
+def header_complete(header: EvalLog) -> bool:
+    """Complete as far as the header tells: finished (status ``success``) with results for every planned sample.
+    A run whose every sample errored has status ``success`` but no results: not complete."""
+    results = header.results
+    return (header.status == "success" and results is not None and results.total_samples > 0
+            and results.completed_samples >= results.total_samples)
+
+
 def completed_retries(paths: Iterable[str]) -> dict[str, str]:
     """task id -> path of a complete log, from the headers. ``inspect eval-retry`` writes a new log with the task id
     of the log it retries, so a partial log whose task id is here has been finished by a retry."""
     out: dict[str, str] = {}
     for path in paths:
         header = read(path, header_only=True)
-        results = header.results
-        if header.status == "success" and (results is None or results.completed_samples >= results.total_samples):
+        if header_complete(header):
             out.setdefault(str(header.eval.task_id), path)
     return out
 
@@ -223,6 +268,7 @@ class Selection:
     skipped: list[LogCheck] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     retried: dict[str, str] = field(default_factory=dict)  # task id -> its complete log (completed_retries)
+    mixed: list[str] = field(default_factory=list)  # version problems allowed with allow_mixed (see gate)
 
     @property
     def partial_paths(self) -> set[str]:
@@ -230,13 +276,74 @@ class Selection:
 
 
 def select(paths: Iterable[str], allow_partial: bool = False, flag: str = "--allow-partial") -> Selection:
-    """Read every log and keep the complete ones; partial ones are skipped with a warning, or kept (and listed
-    in ``partial``) when ``allow_partial``. ``flag`` names the option in the warning."""
-    paths = list(paths)
-    out = Selection(retried=completed_retries(paths))
-    for path in paths:
-        log, info = read_checked(path)
-        add(out, log, info, allow_partial, flag)
+    """:func:`gate` with its defaults (any task, mixed versions refused)."""
+    return gate(paths, allow_partial=allow_partial, flag=flag)
+
+
+def _when(header: EvalLog) -> str:
+    return str(header.stats.completed_at or header.stats.started_at or header.eval.created or "")
+
+
+def _version_problems(headers: list[tuple[str, EvalLog]]) -> list[str]:
+    """Logs of one task on different dataset versions (content hashes) or task versions."""
+    from eq_evals.core.sources import mixed_versions
+
+    problems = []
+    mixed = mixed_versions((path, h.eval.metadata) for path, h in headers)
+    if mixed:
+        problems.append(mixed)
+    by_task: dict[str, dict[str, list[str]]] = {}
+    for path, h in headers:
+        by_task.setdefault(task_name(h), {}).setdefault(str(h.eval.task_version), []).append(path)
+    for task, versions in sorted(by_task.items()):
+        if len(versions) > 1:
+            problems.append(f"{task} logs of different task versions: " + "; ".join(
+                f"version {v} ({len(p)} log(s), e.g. {p[0]})" for v, p in sorted(versions.items())))
+    return problems
+
+
+def gate(paths: str | Iterable[str], *, tasks: Collection[str] | None = None, allow_partial: bool = False,
+         allow_mixed: bool = False, flag: str = "--allow-partial", mixed_flag: str = "--allow-mixed-datasets",
+         what: str = "") -> Selection:
+    """Read logs through the project's rules (see the module doc): expand paths, refuse logs of other tasks
+    (``tasks``: the task names this caller reads, e.g. ``{"sage"}``), keep one log per retry chain, refuse mixed
+    dataset or task versions unless ``allow_mixed``, and keep complete logs (partial ones skipped with a warning,
+    or kept and listed in ``partial`` with ``allow_partial``). ``what`` names the caller in error messages."""
+    files = expand_log_paths(paths)
+    headers = [(path, read(path, header_only=True)) for path in files]
+    if tasks is not None:
+        wrong = [(path, h.eval.task) for path, h in headers if task_name(h) not in tasks]
+        if wrong:
+            raise EqEvalsError(f"{what + ': ' if what else ''}these logs are not logs of "
+                               f"{', '.join('eq_evals/' + t for t in sorted(tasks))}: "
+                               + "; ".join(f"{path} ({task})" for path, task in wrong))
+    out = Selection()
+    # one log per retry chain (same task id): the newest complete one, else the newest
+    chains: dict[str, list[tuple[str, EvalLog]]] = {}
+    for path, h in headers:
+        chains.setdefault(str(h.eval.task_id), []).append((path, h))
+    chosen: dict[str, str] = {}
+    for task_id, members in chains.items():
+        ordered = sorted(members, key=lambda m: _when(m[1]), reverse=True)
+        complete = [m for m in ordered if header_complete(m[1])]
+        chosen[task_id] = (complete or ordered)[0][0]
+        if complete:
+            out.retried[task_id] = complete[0][0]
+    kept_headers = [(path, h) for path, h in headers if chosen[str(h.eval.task_id)] == path]
+    problems = _version_problems(kept_headers)
+    if problems and not allow_mixed:
+        raise EqEvalsError(f"{what + ': ' if what else ''}" + " | ".join(problems)
+                           + f". Read each version separately, or pass {mixed_flag} to put them together.")
+    out.mixed = problems
+    for path, h in headers:
+        keep = chosen[str(h.eval.task_id)]
+        if path != keep:
+            state = "complete" if header_complete(h) else "not complete"
+            out.warnings.append(f"note: left out {path} ({state}): the same run (task id {h.eval.task_id}) "
+                                f"is read from {keep}" + (", its completed retry" if keep in out.retried.values() else ""))
+            continue
+        log = read(path)
+        add(out, log, check(log, path), allow_partial, flag)
     return out
 
 
@@ -246,7 +353,7 @@ def add(out: Selection, log: EvalLog, info: LogCheck, allow_partial: bool, flag:
         out.kept.append((log, info))
         return True
     retry = out.retried.get(info.task_id)
-    if retry is not None:  # finished by `inspect eval-retry`: the retry holds every sample of this log
+    if retry is not None and retry != info.path:  # finished by `inspect eval-retry`: the retry holds every sample of this log
         out.skipped.append(info)
         out.warnings.append(f"note: left out {info.path} ({info.state()}): its retry {retry} is complete")
         return False
@@ -262,6 +369,22 @@ def add(out: Selection, log: EvalLog, info: LogCheck, allow_partial: bool, flag:
 
 # Task arguments that name where logs or data live but not what was run.
 LOCATION_ARGS = frozenset({"logs", "data_dir"})
+
+
+def _task_args(args: dict[str, Any] | None) -> dict[str, Any]:
+    """A log's task arguments, a list argument in its one form: ``inspect eval -T dimensions=a,b`` records the
+    list ["a", "b"], a Python caller may pass "a,b"; the engine hands both to the task as "a,b"
+    (engine.comma_list), so both are shown and compared as "a,b"."""
+    from eq_evals.engine import comma_list
+
+    out = dict(args or {})
+    for key, value in out.items():
+        if isinstance(value, (list, tuple)):
+            try:
+                out[key] = comma_list(value)
+            except ValueError:  # not a list of scalars: not one of ours, shown as it is
+                pass
+    return out
 
 
 def comparability(infos: list[LogCheck]) -> list[str]:

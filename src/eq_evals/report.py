@@ -22,7 +22,6 @@ import csv
 import io
 import json
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,8 +32,10 @@ from tqdm import tqdm
 from eq_evals.core.sources import mixed_versions
 from eq_evals import logcheck
 from eq_evals.core.metrics import metric_key
+from eq_evals.core.text import family
 from eq_evals.errors import EqEvalsError
-from eq_evals.pairwise.logs import expand_log_paths
+from eq_evals.pairwise.verdict import has_verdicts, log_verdicts
+from eq_evals.logcheck import expand_log_paths
 from eq_evals.ratings.parallel import run_calls
 from eq_evals.ratings import (
     Comparison,
@@ -180,36 +181,31 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
                         continue  # an older log than the one already read
                 entries[key] = new
             continue
-        if not any("pairwise_judge" in (s.scores or {}) for s in log.samples or []):
+        if not has_verdicts(log):
             unknown.append(f"{path} ({log.eval.task})")
             continue
-        for s in log.samples or []:
-            score = (s.scores or {}).get("pairwise_judge")
-            if score is None or not score.metadata:
-                continue
-            md = score.metadata
+        for s, v in log_verdicts(log, path):
             # a matchup judged from a partial generation log (facet_pairwise -T allow_partial=true)
             from_partial = partial or bool((s.metadata or {}).get("partial_generations"))
-            out.judged_models |= {md["model_a"], md["model_b"]}
-            longer = (md["model_a"] if md.get("length_a", 0) > md.get("length_b", 0)
-                      else md["model_b"] if md.get("length_b", 0) > md.get("length_a", 0) else None)
-            for j in md.get("judgments", []):
-                stats = out.judges[j["judge"]]
-                stats.calls += len(j["calls"])
-                stats.unparsed_calls += sum(c["attempts"] - (1 if c["verdict"] else 0) for c in j["calls"])
-                stats.calls += sum(c["attempts"] - 1 for c in j["calls"])
-                r = j.get("result")
-                if r is None:
+            out.judged_models |= {v.model_a, v.model_b}
+            longer = v.longer()
+            for call in v.calls:  # every attempt is a call; the unreadable ones lower the parse rate
+                stats = out.judges[call.judge]
+                stats.calls += call.attempts
+                stats.unparsed_calls += call.attempts - (1 if call.verdict else 0)
+            comps = {(c.judge, c.dimension): c for c in v.comparisons()}
+            for j in v.judgments:
+                comp = comps.get((j.judge, j.criterion))
+                if comp is None:
                     continue
-                stats.matchups += 1
-                stats.conflicted += int(r["conflicted"])
-                comp = Comparison(model_a=md["model_a"], model_b=md["model_b"], outcome=r["outcome"],
-                                  margin=r["margin"], item=md["item"], dimension=md["dimension"],
-                                  language=md["language"], judge=j["judge"], conflicted=r["conflicted"],
-                                  phase=md.get("phase", ""), plus_a=r.get("plus_a"), plus_b=r.get("plus_b"))
                 out.comparisons.append(comp)
                 if from_partial:
                     out.partial_groups |= {(comp.language, comp.dimension), (comp.language, "overall")}
+                if not any(c.judge == j.judge for c in v.calls):
+                    continue  # a verdict without recorded calls (a board's): no judge diagnostics
+                stats = out.judges[j.judge]
+                stats.matchups += 1
+                stats.conflicted += int(j.conflicted)
                 if comp.winner is not None and longer is not None:
                     stats.decisive += 1
                     stats.longer_wins += int(comp.winner == longer)
@@ -220,12 +216,6 @@ def collect(paths: Iterable[str], progress: bool = True, allow_partial: bool = F
         raise EqEvalsError("these logs are neither judgment logs (eq_evals/facet_pairwise, eq_evals/pace_pairwise), FACET objective logs, PACE logs "
                            "nor SAGE logs, so they cannot be rated: " + "; ".join(unknown))
     return out
-
-
-def family(model: str) -> str:
-    """A model's family for the self-preference flag: the first word of its name (gpt, claude, qwen...)."""
-    name = model.split("/")[-1].lower()
-    return re.split(r"[-_.:@\d]", name, maxsplit=1)[0] or name
 
 
 def rate(comparisons: list[Comparison], method: str, bootstrap: int, seed: int) -> dict[str, Rating]:

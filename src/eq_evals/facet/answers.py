@@ -23,9 +23,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 
+from eq_evals.core.text import ANSWER_BLOCK
 from eq_evals.facet.taxonomy import taxonomy
 
-ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 OPEN_BLOCK = re.compile(r"<answer>((?:(?!</?answer>).)*)\Z", re.IGNORECASE | re.DOTALL)
 WRAPPERS = "\"'“”‘’「」『』()（）[]【】<>《》*`"
 TRAILING = ".,;:!?。，；：！？、…"

@@ -8,6 +8,7 @@ from inspect_ai.dataset import Sample
 
 from eq_evals.components import register
 from eq_evals.facet import prompts as _prompts  # noqa: F401  (registers the facet_taxonomy template context)
+from eq_evals.facet import scripted as _scripted  # noqa: F401  (registers FACET's scripted modes)
 from eq_evals.core.sources import Resolved, dataset_version, load_hub_rows, resolve, stamp
 from eq_evals.facet.data import CONFIGS, facet_items, read_rows
 from eq_evals.facet.scorer import facet_objective

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 from inspect_ai.dataset import Sample
 
+from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError
 from eq_evals.facet.answers import count_options, gold_slots, parse_level
 from eq_evals.facet.taxonomy import taxonomy
@@ -98,15 +99,7 @@ def read_records(path: Path) -> list[tuple[str | int, dict]]:
         if isinstance(data, dict) and "samples" in data or isinstance(data, list) and data and "dim" in data[0]:
             return [(f"record {i + 1}", r) for i, r in enumerate(convert_upstream(data, name))]
         raise DataError(name, "-", "unrecognised JSON layout (expected the authors' {\"samples\": [...]})")
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((f"line {number}", json.loads(line)))
-        except json.JSONDecodeError as ex:
-            raise DataError(name, f"line {number}", f"invalid JSON: {ex.msg}") from None
-    return rows
+    return [(f"line {number}", row) for number, row in read_jsonl(None, name, text=text)]
 
 
 def _check_labels(gold: Any, language: str, file: str, row: Any, field: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from eq_evals.facet.answers import ANSWER_BLOCK
+from eq_evals.core.text import final_reply, length
 from eq_evals.resources import load_yaml
 
 
@@ -29,17 +29,7 @@ def lexicon(file: str) -> dict[str, Any]:
     return compiled
 
 
-def response_text(completion: str) -> str:
-    """The final reply: inside ``<answer>`` tags if the model used them (spec §1.3), else all of it."""
-    blocks = ANSWER_BLOCK.findall(completion or "")
-    return (blocks[-1] if blocks else completion or "").strip()
-
-
-def length(text: str, language: str, unit: str = "native") -> int:
-    """Words (whitespace tokens) in English, non-space characters in Chinese; ``reference``: len(text)."""
-    if unit == "reference":
-        return len(text)
-    return len(text.split()) if language == "en" else len(re.sub(r"\s", "", text))
+response_text = final_reply  # the final reply: inside <answer> tags if the model used them (FACET §3)
 
 
 def segments(text: str) -> list[str]:

@@ -39,6 +39,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError
 from eq_evals.facet.answers import count_options, gold_slots, normalize_label, parse_level
 from eq_evals.facet.data import EMOTION_DIMENSIONS, OPTION_LABEL, read_records, validate as validate_record
@@ -356,14 +357,10 @@ def collect_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def jsonl_rows(file: Path, report: Report) -> list[tuple[str, Any]]:
     """Rows of a JSONL file; a line that is not JSON is reported and skipped, so the rest is still checked."""
-    rows = []
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                rows.append((f"line {number}", json.loads(line)))
-            except json.JSONDecodeError as ex:
-                report.add("schema", "error", None, f"invalid JSON: {ex.msg}", str(file), f"line {number}")
-    return rows
+    def bad(number: int, problem: str) -> None:
+        report.add("schema", "error", None, problem, str(file), f"line {number}")
+
+    return [(f"line {number}", row) for number, row in read_jsonl(file, on_error=bad)]
 
 
 def load_items(files: list[Path], report: Report) -> list[Item]:

@@ -25,6 +25,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import resource
 
@@ -177,15 +178,7 @@ def project_rows(path: Path) -> list[tuple[str, int, Any]]:
     """(file, line, parsed row) of a JSONL file of the project-authored schema; invalid JSON names the line."""
     if not path.is_file():
         raise EqEvalsError(f"{path} does not exist (the project-authored HEART set, or a JSONL file of its schema)")
-    rows = []
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((str(path), line_no, json.loads(line)))
-        except json.JSONDecodeError as ex:
-            raise DataError(str(path), line_no, f"invalid JSON: {ex.msg}") from None
-    return rows
+    return [(str(path), line_no, row) for line_no, row in read_jsonl(path)]
 
 
 def project_samples(path: Path, language: str | None = None, subset: str = "all") -> list[Sample]:

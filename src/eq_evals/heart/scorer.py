@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
-import re
 from functools import cache
 from typing import Any
 
@@ -27,15 +26,16 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, span, store_as
 
+from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump
+from eq_evals.core.text import family
 from eq_evals.errors import EqEvalsError
 from eq_evals.heart import prompts
 from eq_evals.pairwise.judge import ask_until_parsed, grader_models, required
-from eq_evals.pairwise.logs import expand_log_paths, load_generation
+from eq_evals.logcheck import expand_log_paths
+from eq_evals.pairwise.logs import load_generation
 
 TASK_VERSION = "1"
 ORDERS = ("random", "both", "fixed")
-# families for the same-family exclusion (§9.6; spec §11 #4), by the first word of the model name
-FAMILY_ALIASES = {"o1": "gpt", "o3": "gpt", "o4": "gpt", "chatgpt": "gpt", "gemma": "gemini", "kimi": "moonshot"}
 
 
 class HeartReply(StoreModel):
@@ -68,16 +68,6 @@ def heart_reply(prompt_style: str = "release", prompts_file: str = prompts.PROMP
         return state
 
     return solve
-
-
-def family(model: str) -> str:
-    """The model family: the first word of the model name (``openai/gpt-4o`` -> gpt, ``anthropic/claude-...`` ->
-    claude; o-series -> gpt); ``eq_evals/scripted-<mode>`` -> the mode's first word."""
-    name = model.split("/")[-1].lower()
-    name = name.removeprefix("scripted-")
-    first = re.split(r"[-_.:@ ]", name, maxsplit=1)[0] or name
-    first = first if re.match(r"^o\d", first) else re.split(r"\d", first, maxsplit=1)[0] or first
-    return FAMILY_ALIASES.get(first, first)
 
 
 def eligible_judges(judges: list[str], systems: list[str], exclude_same_family: bool = True) -> tuple[list[str], bool]:
@@ -149,6 +139,36 @@ def _record(md: dict[str, Any], sid: str, system_a: str, system_b: str, judge: s
             "system_b": system_b, "judge": judge, "order": order, "criterion": letter, "winner": winner,
             "strength": strength, "score_a": None if score_a is None else round(score_a, 4), "rubric": rubric,
             "self_judged": self_judged, "error": error if verdict is None else None, "prompt_sha1": prompt_sha1}
+
+
+def verdicts_from_records(records: list[dict[str, Any]], opponents: list[str]) -> list[PairVerdict]:
+    """The sample's judge calls as the project's typed verdict records, one per opponent (the candidate is
+    model_a): each call keeps its judge, criterion, shown order, winner and strength; each judge's calls on a
+    criterion are combined as FACET combines two orders (HEART paper §9.8)."""
+    out = []
+    for opp in opponents:
+        recs = [r for r in records if r["system_b"] == opp]
+        if not recs:
+            continue
+        first = recs[0]
+        calls = []
+        for r in recs:
+            a, b = r["system_a"], r["system_b"]
+            winner = None if r["winner"] is None else a if r["winner"] == "a" else b
+            calls.append(JudgeCall(judge=r["judge"], criterion=r["criterion"], order=[b, a] if r["order"] == "ba" else [a, b],
+                                   verdict=None if winner is None else f"{'A' if winner == (b if r['order'] == 'ba' else a) else 'B'}"
+                                   + "+" * int(r["strength"] or 0),
+                                   winner=winner, margin=int(r["strength"] or 0), error=r["error"],
+                                   self_judged=bool(r["self_judged"]), prompt_hash=r["prompt_sha1"]))
+        groups: dict[tuple[str, str], list[JudgeCall]] = {}
+        for c in calls:
+            if c.judge:  # automatic losses of an empty reply have no judge
+                groups.setdefault((c.judge, c.criterion), []).append(c)
+        out.append(PairVerdict(model_a=first["system_a"], model_b=opp, item=str(first["group_id"]),
+                               sample=str(first["sample_id"]), language=first["language"], subset=first["subset"],
+                               rubric=first["rubric"], calls=calls,
+                               judgments=[combine(g, first["system_a"]) for g in groups.values()]))
+    return out
 
 
 @scorer(metrics={"overall": [mean(), stderr()], "H": [mean()], "E": [mean()], "A": [mean()], "R": [mean()],
@@ -258,7 +278,8 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
                 records.append(_record(md, sid, candidate, opp_id, judge_id, tag, letter, verdicts.get(letter),
                                        0 if cand_first else 1, rubric, self_judged, "parse",
                                        prompts.prompt_hash(system, user)))
-        metadata = {"candidate": text, "opponents": [o for o, _ in opps], "comparisons": records, "judge_raw": raw,
+        metadata = {"candidate": text, "opponents": [o for o, _ in opps],
+                    "verdicts": dump(verdicts_from_records(records, [o for o, _ in opps])), "judge_raw": raw,
                     "skipped": skipped, "empty_response": not text, "criteria": letters_of,
                     "order": order, "rubric": rubric}
         valid = {o: v for o, v in per_opp.items() if v}

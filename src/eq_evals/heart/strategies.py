@@ -28,7 +28,8 @@ from inspect_ai.util import StoreModel, store_as
 from eq_evals.errors import EqEvalsError
 from eq_evals.heart.data import strategy_definitions
 from eq_evals.pairwise.judge import ask_until_parsed, required
-from eq_evals.pairwise.logs import expand_log_paths, load_generation
+from eq_evals.logcheck import expand_log_paths
+from eq_evals.pairwise.logs import load_generation
 from eq_evals.resources import load_yaml
 
 SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")

@@ -25,6 +25,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from eq_evals.core.text import read_jsonl
 from eq_evals.core.sources import hub_unreachable
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import resource
@@ -179,15 +180,7 @@ def read_records(path: Path) -> list[Any]:
     """A JSON Lines file as a list of records, or a JSON file as its value; DataError on a bad line."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".jsonl":
-        records = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as ex:
-                raise DataError(str(path), f"line {n}", f"invalid JSON: {ex.msg}") from None
-        return records
+        return [row for _, row in read_jsonl(path, str(path), text=text)]
     try:
         return json.loads(text)
     except json.JSONDecodeError as ex:

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 from eq_evals import logcheck
 from eq_evals.errors import EqEvalsError
-from eq_evals.pairwise.logs import expand_log_paths
+from eq_evals.logcheck import expand_log_paths
 
 # task -> (column, headline metric, factor to the paper's scale, unit)
 TASKS: dict[str, tuple[str, str, float, str]] = {

@@ -18,6 +18,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from eq_evals.core.text import read_jsonl
 from eq_evals.errors import EqEvalsError
 
 COLUMNS = ("P", "A", "C", "E")
@@ -82,7 +83,7 @@ def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none
     keep = tuple(dict.fromkeys(["item", *([cluster] if cluster else [])]))
     rows: list[dict[str, Any]] = []
     if any(Path(p).is_dir() for p in paths):  # a folder of battle logs, as `eq-evals ratings` takes it
-        from eq_evals.pairwise.logs import expand_log_paths
+        from eq_evals.logcheck import expand_log_paths
 
         paths = [f for p in paths for f in (expand_log_paths([p]) if Path(p).is_dir() else [p])]
     logs = [p for p in paths if Path(p).suffix.lower() in LOG_SUFFIXES]
@@ -109,13 +110,7 @@ def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none
                     raise EqEvalsError(f"{path}:{reader.line_num}: more values than header columns")
                 rows.append(_check_row(row, f"{path}:{reader.line_num}", y, discretize, keep))
         else:
-            for number, line in enumerate(text.splitlines(), 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as ex:
-                    raise EqEvalsError(f"{path}:{number}: not valid JSON: {ex.msg}") from None
+            for number, row in read_jsonl(None, str(path), text=text):
                 rows.append(_check_row(row, f"{path}:{number}", y, discretize, keep))
     if logs:
         try:

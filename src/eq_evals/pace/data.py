@@ -17,6 +17,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import display_path, resource
 
@@ -89,14 +90,7 @@ def read_rows(path: Path) -> list[tuple[str, Any]]:
     if suffix == ".csv":
         return [(f"line {i + 2}", dict(r)) for i, r in enumerate(csv.DictReader(text.splitlines()))]
     if suffix == ".jsonl":
-        rows = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append((f"line {number}", json.loads(line)))
-                except json.JSONDecodeError as ex:
-                    raise DataError(name, f"line {number}", f"invalid JSON: {ex.msg}") from None
-        return rows
+        return [(f"line {number}", row) for number, row in read_jsonl(None, name, text=text)]
     if suffix == ".json":
         try:
             data = json.loads(text)

@@ -10,8 +10,9 @@ from typing import Any, Iterable
 
 from inspect_ai.log import EvalLog, EvalSample
 
+from eq_evals.pairwise.verdict import sample_verdicts
 from eq_evals.errors import EqEvalsError
-from eq_evals.pairwise.logs import expand_log_paths, read_log
+from eq_evals.logcheck import expand_log_paths, read as read_log
 from eq_evals.ratings import Comparison
 from eq_evals.ratings.causal_pace import DIMENSIONS, DimRecord
 
@@ -79,16 +80,8 @@ def log_weights(log: EvalLog) -> dict[str, float] | None:
 
 def comparisons_from_sample(sample: EvalSample) -> list[Comparison]:
     """The board's verdict on one battle as a Comparison (dimension ``pace_eq``; a decisive verdict has margin 1,
-    a tie margin 0), or nothing when the battle is unscored."""
-    score = (sample.scores or {}).get(BATTLE_SCORER)
-    if score is None or not isinstance(score.value, dict) or score.value.get("outcome") is None:
-        return []
-    md = score.metadata or {}
-    outcome = float(score.value["outcome"])
-    return [Comparison(model_a=md["model_a"], model_b=md["model_b"], outcome=outcome,
-                       margin=0 if outcome == 0.5 else 1, item=str(md.get("item") or sample.id),
-                       dimension=md.get("dimension") or "pace_eq", language=md.get("language", "en"),
-                       judge="pace_board", phase=md.get("phase", ""))]
+    a tie margin 0), or nothing when the battle is unscored: read from the typed verdict record."""
+    return [c for v in sample_verdicts(sample) for c in v.comparisons()]
 
 
 def battle_comparisons(log: EvalLog, where: str = "") -> list[Comparison]:

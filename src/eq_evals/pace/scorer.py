@@ -15,11 +15,14 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span
 
+from eq_evals.pairwise.verdict import Judgment, PairVerdict, dump
 from eq_evals.errors import EqEvalsError
 from eq_evals.pace import board as pb
 from eq_evals.ratings.causal_pace import DIMENSIONS
 
 CA_MODES = ("deterministic", "llm")
+
+BOARD_JUDGE = "pace_board"  # the judge name a battle's verdict carries: the whole PACE-AB board
 
 
 def _check(ca_mode: str, attempts: int, tie_margin: float = 0.0) -> None:
@@ -250,6 +253,12 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
         for m in (a, b):
             lines.append(f"Chief Arbitrator: EQ[{m}] = {eqs[m]:.3f} ({_weights_note(results[m][1], results[m][2])})")
         lines.append(f"Winner: {metadata['winner']} (eq difference {eqs[a] - eqs[b]:+.3f}, tie margin {tie_margin})")
+        # the board's verdict as the project's typed pairwise record: a decisive battle has margin 1, a tie 0
+        metadata["verdicts"] = dump([PairVerdict(
+            model_a=a, model_b=b, item=str(md.get("item") or state.sample_id), sample=str(state.sample_id),
+            language=language, phase=md.get("phase", ""),
+            judgments=[Judgment(judge=BOARD_JUDGE, criterion=md.get("dimension") or "pace_eq", outcome=outcome,
+                                margin=0 if outcome == 0.5 else 1)])])
         return Score(value={"outcome": outcome, "eq_a": eqs[a], "eq_b": eqs[b], "eq_diff": eqs[a] - eqs[b]},
                      answer=metadata["winner"], explanation="\n".join(lines), metadata=metadata)
 

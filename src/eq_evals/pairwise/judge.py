@@ -14,7 +14,6 @@ import hashlib
 import json
 import re
 import unicodedata
-from dataclasses import asdict, dataclass
 from functools import cache
 from typing import Any, Callable
 
@@ -32,8 +31,9 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import span
 
 from eq_evals.errors import EqEvalsError
-from eq_evals.facet.style import length
-from eq_evals.ratings import Verdict, aggregate_orders, plus_tally
+from eq_evals.core.text import length
+from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump, log_verdicts
+from eq_evals.ratings import Verdict
 from eq_evals.resources import load_yaml
 
 VERDICT = re.compile(r"([AB])\s*(\+{1,6})")
@@ -124,18 +124,6 @@ def parse_verdict(reply: str) -> Verdict:
     return Verdict(None, 0)
 
 
-@dataclass
-class Call:
-    order: list[str]          # [model in position A, model in position B]
-    verdict: str | None       # e.g. "B+++", None when unparseable after every attempt
-    winner: str | None        # the model the verdict favours
-    margin: int
-    attempts: int
-    reasoning: str
-    key: str = ""             # call_key(): what makes an earlier verdict reusable
-    reused_from: str | None = None  # the earlier judging log the verdict was taken from (no call made)
-
-
 JUDGE_TASK = "facet_pairwise"
 
 
@@ -146,23 +134,21 @@ def call_key(judge: Model | str, prompt: str, config: GenerateConfig) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def load_verdicts(logs: str) -> dict[str, dict[str, Any]]:
+def load_verdicts(logs: str) -> dict[str, JudgeCall]:
     """call key -> the recorded call (with ``reused_from`` = its log), for every parsed call in earlier judging
     logs, including logs of runs that crashed or were cancelled (their finished samples). Calls without a key
-    (written before keys existed) and unparseable calls are not reused. Logs of other tasks are an error."""
-    from eq_evals.pairwise.logs import expand_log_paths, read_log
+    and unparseable calls are not reused. Logs of other tasks are an error."""
+    from eq_evals.logcheck import expand_log_paths, read, task_name
 
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, JudgeCall] = {}
     for path in expand_log_paths(logs):
-        log = read_log(path)
-        if log.eval.task.split("/")[-1] != JUDGE_TASK:
+        log = read(path)
+        if task_name(log) != JUDGE_TASK:
             raise EqEvalsError(f"-T reuse: {path} is a log of {log.eval.task}, not of a judging task ({JUDGE_TASK})")
-        for sample in log.samples or []:
-            score = (sample.scores or {}).get("pairwise_judge")
-            for judgment in ((score.metadata or {}).get("judgments", []) if score else []):
-                for call in judgment.get("calls", []):
-                    if call.get("key") and call.get("verdict") is not None:
-                        out.setdefault(call["key"], {**call, "reused_from": call.get("reused_from") or path})
+        for _, verdict in log_verdicts(log, path):
+            for call in verdict.calls:
+                if call.key and call.verdict is not None:
+                    out.setdefault(call.key, call.model_copy(update={"reused_from": call.reused_from or path}))
     return out
 
 
@@ -211,25 +197,28 @@ def _verdict_or_fail(reply: str) -> Verdict:
 
 
 async def judge_once(judge: Model, prompt: str, order: list[str], attempts: int, config: GenerateConfig,
-                     language: str = "en", earlier: dict[str, dict[str, Any]] | None = None,
-                     cache: bool = False) -> Call:
+                     language: str = "en", earlier: dict[str, JudgeCall] | None = None,
+                     cache: bool = False, criterion: str = "") -> JudgeCall:
     """One judge call, retried with a correction note when the verdict cannot be parsed. A verdict already
     recorded under the same call_key in ``earlier`` (``load_verdicts``) is reused without calling the judge;
     ``cache`` turns on Inspect's model cache for the calls that are made."""
     key = call_key(judge, prompt, config)
     if earlier and key in earlier:
-        fields = {f: earlier[key][f] for f in ("verdict", "winner", "margin", "attempts", "reasoning", "reused_from")}
-        if earlier[key]["order"] != order:  # cannot happen for an equal key unless a log was edited
-            raise EqEvalsError(f"reused verdict {key[:12]} from {fields['reused_from']} has order "
-                               f"{earlier[key]['order']}, expected {order}")
-        return Call(order=order, key=key, **fields)
+        call = earlier[key]
+        if call.order != order:  # cannot happen for an equal key unless a log was edited
+            raise EqEvalsError(f"reused verdict {key[:12]} from {call.reused_from} has order {call.order}, "
+                               f"expected {order}")
+        return call.model_copy(update={"judge": str(judge), "criterion": criterion})
     verdict, attempt, replies, _ = await ask_until_parsed(
         judge, [ChatMessageUser(content=prompt)], _verdict_or_fail, attempts, config,
         RETRY_NOTE.get(language, RETRY_NOTE["en"]), cache=cache)
     if verdict is not None:
         winner = order[0] if verdict.winner == "A" else order[1]
-        return Call(order, f"{verdict.winner}{'+' * verdict.margin}", winner, verdict.margin, attempt, replies[-1], key)
-    return Call(order, None, None, 0, attempts, "\n---\n".join(replies), key)
+        return JudgeCall(judge=str(judge), criterion=criterion, order=order,
+                         verdict=f"{verdict.winner}{'+' * verdict.margin}", winner=winner, margin=verdict.margin,
+                         attempts=attempt, reasoning=replies[-1], key=key)
+    return JudgeCall(judge=str(judge), criterion=criterion, order=order, attempts=attempts,
+                     reasoning="\n---\n".join(replies), key=key, error="judge_unparseable")
 
 
 @scorer(metrics={"outcome": [mean()], "margin": [mean()], "conflicted": [mean()]})
@@ -256,49 +245,43 @@ def pairwise_judge(rubrics: str, conflict_policy: str = "draw", attempts: int = 
         rubric = load_rubrics(rubrics)
         judge_cfg = rubric.get("judge", {})
         config = GenerateConfig(temperature=judge_cfg.get("temperature"), seed=judge_cfg.get("seed"))
-        a, b, language = md["model_a"], md["model_b"], md["language"]
+        a, b, language, dimension = md["model_a"], md["model_b"], md["language"], md["dimension"]
         texts = {a: md["response_a"], b: md["response_b"]}
-        judgments, failures = [], []
+        record = PairVerdict(model_a=a, model_b=b, item=str(md["item"]), sample=str(state.sample_id),
+                             language=language, phase=md.get("phase", ""), epoch=md.get("epoch"), rubric=rubrics,
+                             lengths={a: length(texts[a], language), b: length(texts[b], language)})
         for judge in grader_models():
             calls = []
             for first, second in ((a, b), (b, a)):
-                prompt = judge_prompt(rubric, md["dimension"], language, md["user_input"], texts[first],
+                prompt = judge_prompt(rubric, dimension, language, md["user_input"], texts[first],
                                       texts[second], length_unit)
-                async with span(f"{judge} judges {md['dimension']}: A={first}, B={second}", type="judge"):
+                async with span(f"{judge} judges {dimension}: A={first}, B={second}", type="judge"):
                     calls.append(await judge_once(judge, prompt, [first, second], attempts, config, language,
-                                                  earlier, cache))
-            if any(c.verdict is None for c in calls):
-                failures.append(f"{judge}: unparseable reply after {attempts} attempts")
-                judgments.append({"judge": str(judge), "calls": [asdict(c) for c in calls], "result": None})
-                continue
-            # each verdict in its own call's positions: the first call has model_a as A, the second as B
-            first, second = Verdict.parse(calls[0].verdict), Verdict.parse(calls[1].verdict)
-            result = aggregate_orders(first, second, conflict_policy)
-            tally = plus_tally(first, second)  # raw "+" per model over both orders (EQ-Bench 3 mode)
-            entry = {"judge": str(judge), "calls": [asdict(c) for c in calls], "result": None}
-            if result is None:
-                failures.append(f"{judge}: position-inconsistent verdicts discarded (conflict_policy=discard)")
-            else:
-                outcome, margin, conflicted = result
-                entry["result"] = {"outcome": outcome, "margin": margin, "conflicted": conflicted,
-                                   "plus_a": tally[0] if tally else None, "plus_b": tally[1] if tally else None}
-            judgments.append(entry)
-        metadata = {k: md[k] for k in ("model_a", "model_b", "dimension", "language", "item", "epoch", "phase")
-                    if k in md}
-        metadata.update(judgments=judgments, length_a=length(texts[a], language), length_b=length(texts[b], language))
-        valid = [j["result"] for j in judgments if j["result"] is not None]
+                                                  earlier, cache, criterion=dimension))
+            record.calls += calls
+            record.judgments.append(combine(calls, a, conflict_policy))
+        metadata = {"verdicts": dump([record])}
+        valid = [j for j in record.judgments if j.outcome is not None]
+        failures = [f"{j.judge}: " + ("unparseable reply after {} attempts".format(attempts)
+                                      if j.reason == "judge_unparseable" else
+                                      "position-inconsistent verdicts discarded (conflict_policy=discard)")
+                    for j in record.judgments if j.outcome is None]
         if not valid:
-            reason = "judge_unparseable" if any("unparseable" in f for f in failures) else "verdicts_discarded"
+            reason = "judge_unparseable" if any(j.reason == "judge_unparseable" for j in record.judgments) \
+                else "verdicts_discarded"
             return Score.unscored(reason=reason, explanation="; ".join(failures), metadata=metadata)
-        outcome = sum(r["outcome"] for r in valid) / len(valid)
-        value = {"outcome": outcome, "margin": sum(r["margin"] for r in valid) / len(valid),
-                 "conflicted": sum(r["conflicted"] for r in valid) / len(valid)}
-        lines = [f"{j['judge']}: " + ", ".join(f"[A={c['order'][0]}, B={c['order'][1]}] {c['verdict']}"
-                                                for c in j["calls"])
-                 + (f" -> {a if j['result']['outcome'] == 1 else b if j['result']['outcome'] == 0 else 'draw'}"
-                    f" (margin {j['result']['margin']}{', conflicted' if j['result']['conflicted'] else ''})"
-                    if j["result"] else " -> not recorded")
-                 for j in judgments]
+        outcome = sum(j.outcome for j in valid) / len(valid)  # type: ignore[misc]
+        value = {"outcome": outcome, "margin": sum(j.margin for j in valid) / len(valid),
+                 "conflicted": sum(j.conflicted for j in valid) / len(valid)}
+        lines = []
+        for j in record.judgments:
+            shown = ", ".join(f"[A={c.order[0]}, B={c.order[1]}] {c.verdict}" for c in record.calls
+                              if c.judge == j.judge)
+            if j.outcome is None:
+                lines.append(f"{j.judge}: {shown} -> not recorded")
+            else:
+                who = a if j.outcome == 1 else b if j.outcome == 0 else "draw"
+                lines.append(f"{j.judge}: {shown} -> {who} (margin {j.margin}{', conflicted' if j.conflicted else ''})")
         answer = a if outcome > 0.5 else b if outcome < 0.5 else "draw"
         return Score(value=value, answer=answer, explanation="\n".join(lines), metadata=metadata)
 

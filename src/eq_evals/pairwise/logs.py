@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import glob
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from inspect_ai.log import EvalLog
 
 from eq_evals.core.sources import VERSION_KEY
+from eq_evals.core.text import final_reply
 from eq_evals.errors import EqEvalsError
+from eq_evals.logcheck import gate, read as read_log
 
 
 @dataclass
@@ -36,41 +36,6 @@ class Generation:
     state: str = "complete"  # eq_evals.logcheck: "complete" or why the log is partial
 
 
-def expand_log_paths(logs: str | list[str]) -> list[str]:
-    """A folder (every ``*.eval`` / ``*.json`` log in it), files, globs, or a comma-separated list of those."""
-    items = [p.strip() for p in (logs.split(",") if isinstance(logs, str) else logs) if p and p.strip()]
-    paths: list[str] = []
-    for item in items:
-        path = Path(item).expanduser()
-        if path.is_dir():
-            found = sorted(str(p) for p in path.rglob("*") if p.suffix in (".eval", ".json") and p.is_file())
-        else:
-            found = sorted(glob.glob(str(path))) if any(c in item for c in "*?[") else [str(path)]
-        if not found:
-            raise EqEvalsError(f"no Inspect logs found at {item}")
-        for p in found:
-            if not Path(p).is_file():
-                raise EqEvalsError(f"log {p} does not exist")
-        paths += found
-    if not paths:
-        raise EqEvalsError("no logs given")
-    return list(dict.fromkeys(paths))
-
-
-def read_log(path: str) -> EvalLog:
-    from eq_evals.logcheck import read
-
-    return read(path)
-
-
-def completion_text(text: str) -> str:
-    """The final reply only: inner text of a last ``<answer>`` block if present (FACET spec §1.3, A29)."""
-    from eq_evals.facet.answers import ANSWER_BLOCK
-
-    blocks = ANSWER_BLOCK.findall(text or "")
-    return (blocks[-1] if blocks else text or "").strip()
-
-
 def load_generation(path: str, log: EvalLog | None = None) -> Generation:
     from eq_evals.logcheck import check
 
@@ -81,7 +46,7 @@ def load_generation(path: str, log: EvalLog | None = None) -> Generation:
     header_versions = (log.eval.metadata or {}).get("datasets") or []
     for sample in log.samples or []:
         key = (str(sample.id), sample.epoch)
-        text = completion_text(sample.output.completion) if sample.output else ""
+        text = final_reply(sample.output.completion) if sample.output else ""
         if sample.error is not None or not text:
             gen.failed.append(key)
             gen.errors.append(sample.error.message.strip().splitlines()[0] if sample.error is not None
@@ -96,16 +61,17 @@ def load_generation(path: str, log: EvalLog | None = None) -> Generation:
 
 
 def load_generations(logs: str | list[str], tasks: list[str] | None = None,
-                     allow_partial: bool = False) -> list[Generation]:
+                     allow_partial: bool = False, allow_mixed_datasets: bool = False) -> list[Generation]:
     """The generation logs of two or more models for one task and one item set, checked. A log that is not
     complete (``eq_evals.logcheck``: cancelled, errored) is skipped with a warning, or kept with
     ``allow_partial`` (its missing responses then simply get no matchups). A model with no usable response at
     all is an error naming its log and the first failure."""
     import logging
 
-    from eq_evals.logcheck import select
-
-    selection = select(expand_log_paths(logs), allow_partial, flag="-T allow_partial=true")
+    # the gate checks before the first judge call: complete logs, one per retry chain, one data version (or
+    # -T allow_mixed_datasets=true), and only logs of the generation tasks this judging task reads
+    selection = gate(logs, tasks=tasks, allow_partial=allow_partial, allow_mixed=allow_mixed_datasets,
+                     flag="-T allow_partial=true", mixed_flag="-T allow_mixed_datasets=true", what="judging")
     for warning in selection.warnings:
         logging.getLogger(__name__).warning(warning)
     gens = [load_generation(info.path, log) for log, info in selection.kept]
@@ -116,11 +82,6 @@ def load_generations(logs: str | list[str], tasks: list[str] | None = None,
         raise EqEvalsError("these generation logs have no usable response, so their model cannot be judged: " + "; ".join(
             f"{g.path} ({g.model}: {len(g.failed)} of {len(g.sample_ids)} samples failed"
             + (f", e.g. {g.errors[0]!r}" if g.errors else "") + ")" for g in empty))
-    if tasks:
-        wrong = [g for g in gens if g.task.split("/")[-1] not in tasks]
-        if wrong:
-            raise EqEvalsError("these logs are not generation logs of " + ", ".join(tasks) + ": "
-                               + "; ".join(f"{g.path} ({g.task})" for g in wrong))
     by_task: dict[str, list[str]] = {}
     for g in gens:
         by_task.setdefault(g.task, []).append(g.path)

@@ -23,6 +23,7 @@ from inspect_ai import SampleSource
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalSample
 
+from eq_evals.pairwise.verdict import sample_verdicts
 from eq_evals.core.sources import VERSION_KEY, versions_of
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import Generation, load_generations
@@ -109,21 +110,8 @@ def round_robin_samples(pool: Pool) -> list[Sample]:
 
 
 def comparisons_from_sample(sample: EvalSample, scorer: str = "pairwise_judge") -> list[Comparison]:
-    """One Comparison per judge with a recorded result."""
-    score = (sample.scores or {}).get(scorer)
-    if score is None or not score.metadata:
-        return []
-    md = score.metadata
-    out = []
-    for judgment in md.get("judgments", []):
-        result = judgment.get("result")
-        if result is None:
-            continue
-        out.append(Comparison(model_a=md["model_a"], model_b=md["model_b"], outcome=result["outcome"],
-                              margin=result["margin"], item=md["item"], dimension=md["dimension"],
-                              language=md["language"], judge=judgment["judge"], conflicted=result["conflicted"],
-                              phase=md.get("phase", "")))
-    return out
+    """One Comparison per judge with a recorded result, from the typed verdict record."""
+    return [c for v in sample_verdicts(sample) for c in v.comparisons()]
 
 
 class AdaptiveSource(SampleSource):
@@ -308,12 +296,13 @@ def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None =
                       generation_tasks: list[str] | None = None, pairing: str = "active",
                       max_rounds: int = 10, pairs_per_round: int = 20, seed: int = 42, batch: int = 10,
                       budget: int | None = None, stop: str = "settled", settle_misorder: float = 1.0,
-                      settle_rounds: int = 2, allow_partial: bool = False) -> list[Sample] | SampleSource:
+                      settle_rounds: int = 2, allow_partial: bool = False,
+                      allow_mixed_datasets: bool = False) -> list[Sample] | SampleSource:
     """Matchups from the generation logs of two or more models (a folder or comma-separated files)."""
     if not logs:
         raise EqEvalsError("-T logs=DIR is required: the generation logs of two or more models of one task")
     wanted = [d.strip() for d in dimensions.split(",")] if dimensions else None
-    pool = Pool(load_generations(logs, generation_tasks, allow_partial), language, wanted)
+    pool = Pool(load_generations(logs, generation_tasks, allow_partial, allow_mixed_datasets), language, wanted)
     if pairing == "round_robin":
         samples = round_robin_samples(pool)
         if not samples:

@@ -4,7 +4,6 @@ Hugging Face Hub copy (``-T source=hf://OWNER/NAME@REVISION``), all in the relea
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any, Iterable
 
 from inspect_ai.dataset import Sample
 
+from eq_evals.core.text import read_jsonl as core_read_jsonl
 from eq_evals.core.sources import dataset_version, load_hub_rows, resolve, stamp
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import display_path, resource
@@ -72,15 +72,7 @@ def to_sample(scenario: dict[str, Any]) -> Sample:
 
 
 def read_jsonl(path: Path) -> Iterable[tuple[int, Any]]:
-    where = display_path(path)
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield n, json.loads(line)
-            except json.JSONDecodeError as ex:
-                raise DataError(where, n, f"invalid JSON ({ex.msg})") from None
+    yield from core_read_jsonl(path, display_path(path))
 
 
 def read_topics(path: Path) -> dict[str, dict[str, str]]:

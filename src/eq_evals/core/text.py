@@ -1,0 +1,83 @@
+"""Small shared helpers that every layer uses, one of each: JSON Lines reading with row-naming errors, number
+formatting with one spelling for a missing value, and a model's family."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+from eq_evals.errors import DataError
+
+# How every table, chart label and card writes a number that is not there (CSV and JSON keep an empty cell/null).
+MISSING = "n/a"
+
+
+def fmt(x: Any, digits: int = 1, missing: str = MISSING) -> str:
+    """``x`` with ``digits`` decimals; None or NaN as ``missing``."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return missing
+    return f"{x:.{digits}f}"
+
+
+def read_jsonl(path: Path | None, name: str | None = None, objects: bool = False, text: str | None = None,
+               on_error: Callable[[int, str], None] | None = None) -> list[tuple[int, Any]]:
+    """(line number, parsed value) for every non-blank line of a JSON Lines file (or of ``text``). A line that is
+    not JSON (or, with ``objects``, not a JSON object) raises :class:`DataError` naming the file (``name``,
+    default the path) and the line; with ``on_error(line, problem)`` it is reported there and skipped instead."""
+    where = name or str(path)
+    if text is None:
+        text = Path(path).read_text(encoding="utf-8-sig")  # type: ignore[arg-type]
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        problem = None
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as ex:
+            problem = f"invalid JSON: {ex.msg}"
+        else:
+            if objects and not isinstance(row, dict):
+                problem = "a row must be a JSON object"
+        if problem is not None:
+            if on_error is None:
+                raise DataError(where, f"line {number}", problem)
+            on_error(number, problem)
+            continue
+        rows.append((number, row))
+    return rows
+
+
+# Names whose first word is not the family's: OpenAI's o-series are GPT models, Gemma is Google's.
+FAMILY_ALIASES = {"o1": "gpt", "o3": "gpt", "o4": "gpt", "chatgpt": "gpt", "gemma": "gemini", "kimi": "moonshot"}
+
+
+def family(model: str) -> str:
+    """A model's family, for self-preference flags and same-family judge exclusion: the first word of the model
+    name (``openai/gpt-4o`` -> gpt, ``anthropic/claude-3-5-sonnet`` -> claude, ``openai/o3-mini`` -> gpt);
+    ``eq_evals/scripted-<mode>`` -> the mode's first word."""
+    name = model.split("/")[-1].lower().removeprefix("scripted-")
+    first = re.split(r"[-_.:@ ]", name, maxsplit=1)[0] or name
+    first = first if re.match(r"^o\d", first) else re.split(r"\d", first, maxsplit=1)[0] or first
+    return FAMILY_ALIASES.get(first, first)
+
+
+# A reply's final answer block: models asked to reason first put the answer inside <answer> tags (FACET §3).
+ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+
+
+def final_reply(completion: str) -> str:
+    """The final reply only: the inner text of the last ``<answer>`` block if there is one, else all of it."""
+    blocks = ANSWER_BLOCK.findall(completion or "")
+    return (blocks[-1] if blocks else completion or "").strip()
+
+
+def length(text: str, language: str, unit: str = "native") -> int:
+    """A reply's length as FACET's judges see it (App. D): words (whitespace tokens) in English, non-space
+    characters in Chinese; ``unit="reference"``: the raw character count (``len(text)``)."""
+    if unit == "reference":
+        return len(text)
+    return len(text.split()) if language == "en" else len(re.sub(r"\s", "", text))
