@@ -565,7 +565,8 @@ def export_results(logs: list[str], out: str | Path, repo: str | None = None, me
         for r in rows:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
     datasets = list(about["datasets"].values())
-    languages = sorted({r["language"] for r in rows if isinstance(r.get("language"), str) and r["language"]})
+    languages = sorted({r["language"] for r in rows  # language codes only (the card's field takes ISO 639 codes)
+                        if isinstance(r.get("language"), str) and re.fullmatch(r"[a-z]{2,3}", r["language"])})
     meta: dict[str, Any] = {
         "annotations_creators": ["machine-generated"],  # scores come from scorers and LLM judges
         "language_creators": ["machine-generated"],     # the answers are model outputs
