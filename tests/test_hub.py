@@ -204,7 +204,33 @@ def test_push_by_name_exports_first(monkeypatch: pytest.MonkeyPatch, capsys: pyt
     _, _, ops, kw = fake.calls[1]
     assert sorted(op.path_in_repo for op in ops) == ["README.md", "scenarios_emotional.jsonl", "scenarios_rational.jsonl"]
     assert [c[0] for c in fake.calls] == ["create_repo", "create_commit"]  # no --tag, no tag
-    assert "hf://me/eq-sage@" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "hf://me/eq-sage@" in out
+    # what was pushed and where, and no name of the temporary folder (deleted by then)
+    assert out.startswith("pushed datasets/sage (64 rows, content sha256 ") and "that is now deleted): 3 file(s) " \
+        "to https://huggingface.co/datasets/me/eq-sage in one commit" in out
+    assert "is ready" not in out and "/sage/README.md" not in out
+
+
+class TempDirs:
+    """tempfile.TemporaryDirectory, recording the folders it made (to check that no message names them)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import tempfile
+
+        self.made: list[str] = []
+        real = tempfile.TemporaryDirectory
+        made = self.made
+
+        class Recording(real):  # type: ignore[misc, valid-type]
+            def __init__(self, *args, **kwargs) -> None:
+                super().__init__(*args, **kwargs)
+                made.append(self.name)
+
+        monkeypatch.setattr(tempfile, "TemporaryDirectory", Recording)
+
+    def named_in(self, text: str) -> list[str]:
+        return [d for d in self.made if d in text]
 
 
 def test_push_refuses_edited_and_foreign_folders(exported: dict[str, Path], tmp_path: Path,
@@ -230,17 +256,30 @@ def test_push_refuses_edited_and_foreign_folders(exported: dict[str, Path], tmp_
     assert fake.calls == []
 
 
-def test_push_without_network_fails_at_once_and_says_the_folder_is_ready(exported: dict[str, Path],
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_push_without_network_fails_at_once_and_names_no_deleted_folder(exported: dict[str, Path],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     fake = FakeHub(monkeypatch)
+    temp = TempDirs(monkeypatch)
     monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: "ConnectError: [Errno 111] Connection refused")
-    with pytest.raises(EqEvalsError, match="not reachable .*Connection refused.*is ready; push it where there is"):
-        hub.push(str(exported["sage"]), "me/x")
+    folder = exported["sage"]
+    with pytest.raises(EqEvalsError, match=f"not reachable .*Connection refused.*Nothing was uploaded; the folder "
+                                           f"{folder} is unchanged: push it where there is network"):
+        hub.push(str(folder), "me/x")
+    assert folder.is_dir()  # the folder the message names is there
+    # by name: exported to a temporary folder that is gone when the message is read, so it is not named
+    with pytest.raises(EqEvalsError) as info:
+        hub.push("sage", "me/x")
+    message = str(info.value)
+    assert temp.made and not any(Path(d).exists() for d in temp.made)
+    assert temp.named_in(message) == [] and "is ready" not in message
+    assert "Nothing was uploaded, and no folder was kept: run `eq-evals hub push sage --repo me/x` again where " \
+           "there is network, or write the folder now with `eq-evals hub export sage --out DIR` and push DIR " \
+           "(`eq-evals hub push DIR --repo me/x`) later." in message
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(EqEvalsError, match="HF_HUB_OFFLINE is set"):
-        hub.push(str(exported["sage"]), "me/x")
+        hub.push(str(folder), "me/x")
     with pytest.raises(EqEvalsError, match="expected OWNER/NAME"):
-        hub.push(str(exported["sage"]), "not a repo")
+        hub.push(str(folder), "not a repo")
     assert fake.calls == []
 
 
@@ -418,14 +457,80 @@ def test_push_results_publishes_scores_leaderboard_and_a_card(tmp_path: Path, mo
 
     loaded = datasets.load_dataset(str(folder), "scores", split="test", cache_dir=str(tmp_path / "cache"))
     assert len(loaded) == len(rows) and set(loaded.column_names) >= {"value", "value_json", "unscored_reason"}
-    assert hub._values(float("nan")) == {"value": None, "value_json": None}
-    assert hub._values({"outcome": 1.0}) == {"value": None, "value_json": '{"outcome":1.0}'}
+    assert loaded.features["value"].dtype == "float64"  # numeric: the Hub viewer sorts by it
     fake = FakeHub(monkeypatch)
+    temp = TempDirs(monkeypatch)
+    monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: "ConnectError: [Errno 111] Connection refused")
+    with pytest.raises(EqEvalsError) as info:
+        hub.push_results([str(logs)], "me/eq-results")
+    assert temp.made and temp.named_in(str(info.value)) == [] and "is ready" not in str(info.value)
+    assert f"the results folder was not kept: write it with `eq-evals hub push-results {logs} --repo me/eq-results " \
+           "--out DIR` and push DIR (`eq-evals hub push DIR --repo me/eq-results`) where there is network" \
+           in str(info.value)
+    assert fake.calls == []
+    monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: None)
+    capsys.readouterr()
     assert cli_main(["hub", "push-results", str(logs), "--repo", "me/eq-results", "--tag", "run-1"]) == 0
     _, repo, ops, kw = fake.calls[1]
     assert repo == "me/eq-results" and kw["commit_message"] == f"eq-evals {__version__}: results"
     assert {"README.md", "scores.jsonl", "leaderboard/leaderboard.md"} <= {op.path_in_repo for op in ops}
     assert fake.calls[2][2]["tag"] == "run-1"
+    out = capsys.readouterr().out
+    assert out.startswith(f"pushed results of {logs} ({len(rows)} scores): ") and temp.named_in(out) == []
+
+
+def test_score_values_are_numbers_wherever_they_have_one() -> None:
+    assert hub._values(0.25) == {"value": 0.25, "value_key": None, "value_json": None}
+    assert hub._values(float("nan")) == {"value": None, "value_key": None, "value_json": None}
+    # Inspect's letter grades (LongEmotion classification and detection), as its metrics count them
+    assert [hub._values(v)["value"] for v in ("C", "I", "P", "N", "yes", "2.5")] == [1.0, 0.0, 0.5, 0.0, 1.0, 2.5]
+    assert hub._values("C") == {"value": 1.0, "value_key": None, "value_json": '"C"'}
+    assert hub._values("maybe")["value"] is None
+    # several entries: the headline one, named in value_key; the whole value stays in value_json
+    assert hub._values({"outcome": 1.0, "margin": 2.0}) == {"value": 1.0, "value_key": "outcome",
+                                                            "value_json": '{"margin":2.0,"outcome":1.0}'}
+    assert hub._values({"P": 3.0, "A": 4.0, "eq": 3.4})["value_key"] == "eq"
+    assert hub._values({"H": 0.0, "overall": 1.0, "margin": 0.6})["value_key"] == "overall"
+    assert hub._values({"length": 120.0, "bullets": 0.0})["value"] is None  # descriptive, no headline
+    assert hub._values({"only": 2})["value"] == 2.0
+    assert hub._values([1, 2])["value"] is None
+
+
+def test_results_card_names_the_models_and_judges_of_judging_logs(tmp_path: Path) -> None:
+    gen, judged = tmp_path / "gen", tmp_path / "judged"
+    for model in ("eq_evals/scripted-echo", "eq_evals/scripted-oracle"):
+        inspect_eval("eq_evals/facet_naturalness", model=model, log_dir=str(gen), display="none", limit=2,
+                     task_args={"language": "en"})
+    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
+                         task_args={"logs": str(gen)}, log_dir=str(judged), display="none")
+    assert log.status == "success" and log.eval.model == "none/none"  # a judging log has roles, no model
+    panel = ["eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild"]
+    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-warm", model_roles={"grader": panel},
+                         task_args={"source": str(Path(__file__).parent / "fixtures" / "heart_histories.jsonl")},
+                         log_dir=str(tmp_path / "heart"), display="none", limit=2)
+    assert log.status == "success", log.error
+    [log] = inspect_eval("eq_evals/longemotion_classification", model="eq_evals/scripted-le_oracle",
+                         task_args={"fixtures": True}, log_dir=str(tmp_path / "le"), display="none", epochs=1)
+    assert log.status == "success", log.error
+    folder = hub.export_results([str(judged), str(tmp_path / "heart"), str(tmp_path / "le")], tmp_path / "out")
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    assert "none/none" not in text
+    assert ("| models | eq_evals/scripted-echo, eq_evals/scripted-heart-warm, eq_evals/scripted-le_oracle, "
+            "eq_evals/scripted-oracle |") in text
+    assert "| judges | eq_evals/scripted-hjudge, eq_evals/scripted-hjudge-mild, eq_evals/scripted-judge |" in text
+    assert "grader=eq_evals/scripted-hjudge+eq_evals/scripted-hjudge-mild" in text
+    rows = [json.loads(line) for line in (folder / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
+    pairwise = [r for r in rows if r["task"] == "facet_pairwise"]
+    assert pairwise and all(r["model"] is None and r["model_a"] and r["model_b"] for r in pairwise)
+    assert all(r["value_key"] == "outcome" and r["value"] in (0.0, 0.5, 1.0) for r in pairwise)
+    heart = [r for r in rows if r["task"] == "heart"]
+    assert heart and all(r["value_key"] == "overall" and isinstance(r["value"], float) for r in heart)
+    accuracy = [r for r in rows if r["task"] == "longemotion_classification"]
+    assert accuracy and all(r["value"] == {'"C"': 1.0, '"I"': 0.0}[r["value_json"]] for r in accuracy)
+    assert all(r["model_a"] is None and r["model"] == "eq_evals/scripted-le_oracle" for r in accuracy)
+    # two histories: the bootstrap interval misses the Elo estimate, and the HEART plot still draws
+    only_heart = hub.export_results([str(tmp_path / "heart")], tmp_path / "heart-only")
+    assert (only_heart / "leaderboard" / "heart_leaderboard.png").is_file()
 
 
 # --- LongEmotion through the same source syntax ------------------------------------------------------------

@@ -57,6 +57,14 @@ class Manifest(BaseModel):
     id_prefix: str | None = None
     statement: str | None = None
     paper: str | None = None
+    provenance: str | None = None      # who wrote the rows, how, and how far they were checked (card preamble)
+    official: str | None = None        # where the benchmark's own data is and how to run it (never redistributed)
+    citation: str | None = None        # BibTeX of the benchmark's paper, for the card's Citation section
+    content_warning: str | None = None  # shown at the top of the card when items discuss self-harm, grief, ...
+    # Hub card metadata (https://huggingface.co/docs/hub/datasets-cards): how the text and the labels were made
+    annotations_creators: list[str] = Field(default_factory=list)
+    language_creators: list[str] = Field(default_factory=list)
+    source_datasets: list[str] = Field(default_factory=lambda: ["original"])
     task: str | None = None
     split: str = "test"
     default_config: str | None = None
@@ -97,6 +105,14 @@ def load_manifest(name: str) -> tuple[Path, Manifest]:
                            "project_authored: true (only project-authored data is published)")
     if manifest.default_config and manifest.default_config not in manifest.configs:
         raise EqEvalsError(f"{where}: default_config {manifest.default_config!r} is not one of the configs")
+    if len(manifest.configs) > 1 and not manifest.default_config:
+        raise EqEvalsError(f"{where}: default_config: name the config that datasets.load_dataset(repo) reads "
+                           "without a config name (with several configs and none marked default it fails)")
+    if not (manifest.citation and manifest.provenance and manifest.official and manifest.annotations_creators
+            and manifest.language_creators):
+        raise EqEvalsError(f"{where}: a publishable dataset needs citation (BibTeX of the benchmark's paper), "
+                           "provenance, official (where the benchmark's own data is), annotations_creators and "
+                           "language_creators (the Hub card metadata)")
     return folder, manifest
 
 
@@ -124,34 +140,98 @@ def size_category(n: int) -> str:
     return "n>1M"
 
 
-def card_metadata(name: str, manifest: Manifest, rows: int, sha256: str, files: list[str]) -> dict[str, Any]:
-    """The Hub YAML header: manifest fields, computed size category, configs with data_files per split."""
+def dataset_info(folder: Path, configs: dict[str, list[str]], split: str) -> list[dict[str, Any]]:
+    """The card's ``dataset_info``: per config, the features, split sizes and byte counts that
+    ``datasets.load_dataset`` finds in the data files (run here on them, so the card states what loading gives)."""
+    import tempfile
+
+    import datasets
+    from datasets.info import DatasetInfosDict
+    from datasets.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+    from huggingface_hub import DatasetCardData
+
+    quiet = are_progress_bars_disabled()
+    disable_progress_bars()
+    infos = {}
+    try:
+        with tempfile.TemporaryDirectory() as cache:
+            for config, files in configs.items():
+                rows = datasets.load_dataset("json", data_files={split: [str(folder / f) for f in files]},
+                                             split=split, cache_dir=cache)
+                info = rows.info.copy()
+                info.config_name = config
+                infos[config] = info
+    finally:
+        if not quiet:
+            enable_progress_bars()
+    data = DatasetCardData()
+    DatasetInfosDict(infos).to_dataset_card_data(data)
+    return data["dataset_info"]
+
+
+def card_metadata(name: str, manifest: Manifest, rows: int, sha256: str, files: list[str],
+                  info: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The Hub YAML header: manifest fields, computed size category, features and configs with data_files per
+    split (the fields of the Hub's dataset card specification, in its order, then eq-evals' own)."""
     configs = []
     for config, paths in manifest.configs.items():
         entry: dict[str, Any] = {"config_name": config,
                                  "data_files": [{"split": manifest.split, "path": paths if len(paths) > 1 else paths[0]}]}
-        if config == manifest.default_config:
+        if config == manifest.default_config or len(manifest.configs) == 1:
             entry["default"] = True
         configs.append(entry)
-    return {
-        "pretty_name": manifest.pretty_name, "license": manifest.license, "language": manifest.language,
-        "task_categories": manifest.task_categories, "size_categories": [size_category(rows)],
-        "tags": manifest.tags, "configs": configs,
-        "eq_evals": {"dataset": name, "version": __version__, "project_authored": True,
-                     "id_prefix": manifest.id_prefix, "rows": rows, "sha256": sha256, "files": files},
+    meta: dict[str, Any] = {
+        "annotations_creators": manifest.annotations_creators, "language_creators": manifest.language_creators,
+        "language": manifest.language, "license": manifest.license,
+        "multilinguality": ["multilingual" if len(manifest.language) > 1 else "monolingual"],
+        "size_categories": [size_category(rows)], "source_datasets": manifest.source_datasets,
+        "task_categories": manifest.task_categories, "pretty_name": manifest.pretty_name, "tags": manifest.tags,
     }
+    if info:
+        meta["dataset_info"] = info
+    meta["configs"] = configs
+    meta["eq_evals"] = {"dataset": name, "version": __version__, "project_authored": True,
+                        "id_prefix": manifest.id_prefix, "rows": rows, "sha256": sha256, "files": files}
+    return meta
+
+
+PROJECT_YEAR = 2026  # the year of the first eq-evals release, for its BibTeX entry
+
+
+def project_bibtex() -> str:
+    """The BibTeX entry for eq-evals itself (the cards cite it beside the benchmark's paper)."""
+    return ("@software{eq_evals,\n"
+            "  title   = {eq-evals: emotional-intelligence benchmarks (FACET, LongEmotion, SAGE, PACE, HEART) as "
+            "Inspect AI tasks},\n"
+            "  author  = {{eq-evals contributors}},\n"
+            f"  year    = {{{PROJECT_YEAR}}},\n"
+            "  license = {Apache-2.0},\n"
+            "  note    = {Inspect AI plugin}\n"
+            "}")
+
+
+def citation_section(papers: list[str], lead: str) -> str:
+    """A card's Citation section: ``lead``, then the BibTeX of eq-evals and of each benchmark paper."""
+    blocks = [f"```bibtex\n{project_bibtex()}\n```"] + [f"```bibtex\n{p.strip()}\n```" for p in papers]
+    return "\n## Citation (generated)\n\n" + lead + "\n\n" + "\n\n".join(blocks) + "\n"
 
 
 def render_card(name: str, manifest: Manifest, body: str, counts: dict[str, dict[str, int]], rows: int,
-                sha256: str, files: list[str], repo: str | None = None) -> str:
-    header = yaml.safe_dump(card_metadata(name, manifest, rows, sha256, files), sort_keys=False, allow_unicode=True)
+                sha256: str, files: list[str], repo: str | None = None,
+                info: list[dict[str, Any]] | None = None) -> str:
+    header = yaml.safe_dump(card_metadata(name, manifest, rows, sha256, files, info), sort_keys=False,
+                            allow_unicode=True)
     repo = repo or "OWNER/NAME"
     preamble = (
         f"{GENERATED_NOTE.format(name=name, version=__version__)}\n\n"
         f"> **Project-authored by eq-evals, not the paper's data.** {manifest.statement} They were written for "
         f"eq-evals; the benchmark is defined by {manifest.paper}, and scores on these items are not comparable with "
         "the paper's. "
-        f"License: {manifest.license_name}.\n")
+        f"License: {manifest.license_name}.\n>\n"
+        f"> **Provenance.** {manifest.provenance}\n>\n"
+        f"> **The benchmark's own data** is not redistributed here. {manifest.official}\n")
+    if manifest.content_warning:
+        preamble += f"\n> **Content warning.** {manifest.content_warning}\n"
     table = ["| config | files | rows | " + " | ".join(manifest.language) + " |",
              "|---|---|---|" + "---|" * len(manifest.language)]
     for config, files in manifest.configs.items():
@@ -159,10 +239,11 @@ def render_card(name: str, manifest: Manifest, body: str, counts: dict[str, dict
         table.append(f"| `{config}`{' (default)' if config == manifest.default_config else ''} | "
                      f"{', '.join(f'`{f}`' for f in files)} | {c['rows']} | "
                      + " | ".join(str(c.get(lang, 0)) for lang in manifest.language) + " |")
-    first = next(iter(manifest.configs))
+    first = manifest.default_config or next(iter(manifest.configs))
     usage = (
         "\n## Configs and loading (generated)\n\n"
-        f"Every config has one split, `{manifest.split}`; language is a column. Content sha256 of all rows "
+        f"Every config has one split, `{manifest.split}`; language is a column. Without a config name "
+        f"`load_dataset` reads the default config, `{first}`. Content sha256 of all rows "
         f"(order-independent, as recorded in eq-evals logs): `{sha256}`.\n\n" + "\n".join(table) + "\n\n"
         "Pin a commit (or tag) when loading, so results stay reproducible:\n\n"
         "```python\nfrom datasets import load_dataset\n"
@@ -170,7 +251,9 @@ def render_card(name: str, manifest: Manifest, body: str, counts: dict[str, dict
         f"```bash\ninspect eval {manifest.task} -T source=hf://{repo}@<commit sha> --model <model>\n"
         f"# offline: hf download {repo} --repo-type dataset --revision <commit sha> --local-dir DIR\n"
         f"inspect eval {manifest.task} -T source=DIR --model <model>\n```\n")
-    return f"---\n{header}---\n\n{preamble}\n{body.rstrip()}\n{usage}"
+    cite = citation_section([manifest.citation or ""], "If you use these items, cite eq-evals and the benchmark's "
+                            "paper (it defines the benchmark; these rows are not its data):")
+    return f"---\n{header}---\n\n{preamble}\n{body.rstrip()}\n{usage}{cite}"
 
 
 @dataclass
@@ -217,7 +300,8 @@ def export(name: str, out: str | Path, repo: str | None = None) -> Export:
     for f in data_files + manifest.extra_files:
         shutil.copyfile(folder / f, target / f)  # byte for byte: the content hash stays the bundled one
     files = sorted([CARD, *data_files, *manifest.extra_files])
-    (target / CARD).write_text(render_card(name, manifest, body, counts, len(every), sha, files, repo),
+    info = dataset_info(target, manifest.configs, manifest.split)
+    (target / CARD).write_text(render_card(name, manifest, body, counts, len(every), sha, files, repo, info),
                                encoding="utf-8")
     return Export(name, target, files, len(every), sha, counts)
 
@@ -266,6 +350,7 @@ class Pushed:
     commit: str
     tag: str | None
     files: list[str]
+    what: str = ""  # what was pushed, for the message (a folder, an export of a bundled dataset, results)
 
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -276,16 +361,22 @@ def _failure(ex: Exception) -> str:
     return f"{type(ex).__name__}: {first}"
 
 
-def upload(folder: Path, repo: str, message: str, private: bool = False, tag: str | None = None) -> Pushed:
-    """Create the dataset repo if needed, upload every file of ``folder`` in one commit, tag that commit."""
+def upload(folder: Path, repo: str, message: str, private: bool = False, tag: str | None = None,
+           retry: str | None = None, what: str | None = None) -> Pushed:
+    """Create the dataset repo if needed, upload every file of ``folder`` in one commit, tag that commit.
+
+    ``retry`` is what to do when the Hub cannot be reached; by default, push ``folder`` later (right only when
+    the folder outlives this call: a caller uploading a temporary folder names another way)."""
     from huggingface_hub import CommitOperationAdd, HfApi
 
     if not REPO_ID.match(repo):
         raise EqEvalsError(f"--repo {repo}: expected OWNER/NAME")
     problem = "HF_HUB_OFFLINE is set" if offline() else hub_unreachable(hub_endpoint())
     if problem:
+        retry = retry or (f"Nothing was uploaded; the folder {folder} is unchanged: push it where there is "
+                          "network.")
         raise EqEvalsError(f"cannot upload to {repo}: the Hugging Face Hub ({hub_endpoint()}) is not reachable "
-                           f"({problem}). The folder {folder} is ready; push it where there is network.")
+                           f"({problem}). {retry}")
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     api = HfApi()  # token: huggingface_hub's login or HF_TOKEN; never read or printed here
     try:
@@ -302,11 +393,12 @@ def upload(folder: Path, repo: str, message: str, private: bool = False, tag: st
         except Exception as ex:  # noqa: BLE001 - e.g. the tag exists: the commit is there, say so
             raise EqEvalsError(f"uploaded {repo} as commit {commit}, but tagging it {tag!r} failed: {_failure(ex)}. "
                                f"Pin the commit (-T source=hf://{repo}@{commit}) or tag it with another name.") from None
-    return Pushed(repo, commit, tag, files)
+    return Pushed(repo, commit, tag, files, what or f"the folder {folder}")
 
 
 def push(target: str, repo: str, private: bool = False, tag: str | None = None) -> Pushed:
-    """Push an exported folder, or export the bundled dataset ``target`` to a temporary folder and push it."""
+    """Push an exported folder, or export the bundled dataset ``target`` to a temporary folder, push it and
+    delete the folder (the messages then name the dataset, never the temporary folder)."""
     import tempfile
 
     path = Path(target).expanduser()
@@ -314,33 +406,90 @@ def push(target: str, repo: str, private: bool = False, tag: str | None = None) 
         meta = verify_export(path)
         return upload(path, repo, f"eq-evals {meta.get('version')}: {meta.get('dataset', path.name)} "
                                   f"(sha256 {str(meta['sha256'])[:12]})", private, tag)
+    retry = (f"Nothing was uploaded, and no folder was kept: run `eq-evals hub push {target} --repo {repo}` again "
+             f"where there is network, or write the folder now with `eq-evals hub export {target} --out DIR` and "
+             f"push DIR (`eq-evals hub push DIR --repo {repo}`) later.")
     with tempfile.TemporaryDirectory() as tmp:
         result = export(target, Path(tmp) / target, repo)
         verify_export(result.folder)
         return upload(result.folder, repo, f"eq-evals {__version__}: {target} (sha256 {result.sha256[:12]})",
-                      private, tag)
+                      private, tag, retry=retry,
+                      what=f"datasets/{target} ({result.rows} rows, content sha256 {result.sha256[:12]}, exported "
+                           "to a temporary folder that is now deleted)")
 
 
 # ---------------------------------------------------------------------------------------------------------
 # results
 
 
+# Inspect's score conventions (inspect_ai.scorer.value_to_float): the letter grades and yes/no strings as numbers
+GRADES = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0, "yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+# The headline number of eq-evals' dict-valued scores, first match wins: HEART's overall verdict (paper §4.1),
+# PACE's composite EQ (Def. 3.2), a pairwise outcome (FACET App. D, PACE battles), a LongEmotion judge's mean
+HEADLINE = ("overall", "eq", "outcome", "score")
+NO_MODEL = "none/none"  # Inspect's model name for a run without a model (judging logs use roles only)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, str):
+        if value in GRADES or value.lower() in GRADES:
+            return GRADES.get(value, GRADES.get(value.lower()))
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
 def _values(value: Any) -> dict[str, Any]:
-    """A score value as two typed columns: ``value`` (a number, or null when unscored or not a number) and
-    ``value_json`` (the value as JSON when it is not a number, e.g. a pairwise outcome dict)."""
+    """A score value as typed columns: ``value`` (a number wherever there is one: a numeric score, a letter grade
+    as Inspect counts it, C=1, P=0.5, I=N=0, or a dict's headline entry; null when unscored or not numeric),
+    ``value_key`` (which entry of a dict value ``value`` holds) and ``value_json`` (the value as JSON when it is
+    not a plain number: a grade, a dict of several scores)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return {"value": None if math.isnan(value) else float(value), "value_json": None}
-    return {"value": None, "value_json": canonical(value)}
+        return {"value": _number(value), "value_key": None, "value_json": None}
+    key = None
+    if isinstance(value, dict):
+        numbers = {k: _number(v) for k, v in value.items() if not isinstance(v, (dict, list))}
+        key = next((k for k in HEADLINE if k in numbers), None)
+        if key is None and len(numbers) == 1:
+            key = next(iter(numbers))
+        number = numbers.get(key) if key is not None else None
+    else:
+        number = _number(value)
+    return {"value": number, "value_key": key, "value_json": canonical(value)}
+
+
+def _role_models(config: Any) -> list[str]:
+    """The model name(s) a model role is bound to in a log header (one config, or a list for an ensemble)."""
+    if isinstance(config, (list, tuple)):
+        return [m for c in config for m in _role_models(c)]
+    model = getattr(config, "model", config)
+    return [str(model)] if model else []
+
+
+JUDGE_ROLE = re.compile(r"grader|judge", re.IGNORECASE)  # the roles eq-evals' scorers judge with
 
 
 def collect_results(logs: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Per-sample score rows and what the card names (tasks, models, judges, dataset versions) from logs."""
+    """Per-sample score rows and what the card names (tasks, models, judges, dataset versions) from logs.
+
+    Models are the evaluated ones: the log's model, and for a judging log (which runs without a model, only
+    roles) the two models of each compared pair (``model_a``/``model_b`` of its samples and verdict records).
+    Judges are the models bound to grader or judge roles, and every judge named in the verdict records
+    (pairwise/verdict.py)."""
     from inspect_ai.log import read_eval_log
 
     from eq_evals.logcheck import expand_log_paths
 
     rows: list[dict[str, Any]] = []
-    about: dict[str, Any] = {"tasks": set(), "models": set(), "judges": set(), "roles": set(), "datasets": {}}
+    about: dict[str, Any] = {"tasks": set(), "models": set(), "judges": set(), "roles": set(), "datasets": {},
+                             "benchmarks": set()}
     for path in expand_log_paths(logs):
         try:
             log = read_eval_log(path)
@@ -351,21 +500,42 @@ def collect_results(logs: list[str]) -> tuple[list[dict[str, Any]], dict[str, An
                                "only from finished logs")
         task = log.eval.task.split("/")[-1]
         about["tasks"].add(task)
-        about["models"].add(log.eval.model)
+        model = log.eval.model if log.eval.model and log.eval.model != NO_MODEL else None
+        if model:
+            about["models"].add(model)
         for role, cfg in (log.eval.model_roles or {}).items():
-            about["roles"].add(f"{role}={getattr(cfg, 'model', cfg)}")
+            models = _role_models(cfg)
+            about["roles"].add(f"{role}={'+'.join(models)}")
+            if JUDGE_ROLE.search(role):
+                about["judges"].update(models)
+        if (log.eval.metadata or {}).get("benchmark"):
+            about["benchmarks"].add(str(log.eval.metadata["benchmark"]))
         for v in (log.eval.metadata or {}).get("datasets", []):
             about["datasets"][canonical(v)] = v
         for s in log.samples or []:
+            smd = s.metadata or {}
+            verdicts = sample_verdicts(s, path)
+            for v in verdicts:
+                about["judges"] |= {j.judge for j in v.judgments if j.judge}
+            # the compared pair of a judging log's sample (a log with a model, e.g. HEART's, judges that model
+            # against opponents such as the reference reply: its model is the one evaluated)
+            pair = [smd.get(k) for k in ("model_a", "model_b")]
+            if model is None and not all(isinstance(m, str) and m for m in pair) and len(verdicts) == 1:
+                pair = [verdicts[0].model_a, verdicts[0].model_b]
+            if not all(isinstance(m, str) and m for m in pair):
+                pair = [None, None]
+            if model is None:  # a judging log: the evaluated models are its compared pairs
+                about["models"].update(m for v in verdicts for m in (v.model_a, v.model_b))
+            about["models"].update(m for m in pair if m)
             for scorer, score in (s.scores or {}).items():
-                for v in sample_verdicts(s, path):
-                    about["judges"] |= {j.judge for j in v.judgments if j.judge}
                 unscored = isinstance(score.value, float) and math.isnan(score.value)
-                rows.append({"task": task, "model": log.eval.model, "sample_id": str(s.id), "epoch": s.epoch,
+                rows.append({"task": task, "model": model,
+                             "model_a": pair[0], "model_b": pair[1],
+                             "sample_id": str(s.id), "epoch": s.epoch,
                              "scorer": scorer, **_values(score.value),
                              "answer": None if score.answer is None else str(score.answer),
-                             "language": (s.metadata or {}).get("language"),
-                             "dimension": (s.metadata or {}).get("dimension"),
+                             "language": smd.get("language"),
+                             "dimension": smd.get("dimension"),
                              "unscored_reason": (str(score.reason or "unscored") if unscored else None),
                              "log": Path(path).name})
     if not rows:
@@ -395,18 +565,27 @@ def export_results(logs: list[str], out: str | Path, repo: str | None = None, me
         for r in rows:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
     datasets = list(about["datasets"].values())
-    meta = {"pretty_name": "eq-evals results", "license": "cc-by-4.0", "tags": ["eq-evals", "evaluation-results",
-            "emotional-intelligence"], "size_categories": [size_category(len(rows))],
-            "configs": [{"config_name": "scores", "default": True,
-                         "data_files": [{"split": "test", "path": "scores.jsonl"}]}],
-            "eq_evals": {"kind": "results", "version": __version__, "project_authored": True,
-                         "sha256": content_hash(rows), "rows": len(rows)}}
+    languages = sorted({r["language"] for r in rows  # language codes only (the card's field takes ISO 639 codes)
+                        if isinstance(r.get("language"), str) and re.fullmatch(r"[a-z]{2,3}", r["language"])})
+    meta: dict[str, Any] = {
+        "annotations_creators": ["machine-generated"],  # scores come from scorers and LLM judges
+        "language_creators": ["machine-generated"],     # the answers are model outputs
+        **({"language": languages} if languages else {}),
+        "license": "cc-by-4.0",
+        "multilinguality": ["multilingual" if len(languages) > 1 else "monolingual"],
+        "size_categories": [size_category(len(rows))], "source_datasets": ["original"],
+        "pretty_name": "eq-evals results", "tags": ["eq-evals", "evaluation-results", "emotional-intelligence"],
+        "dataset_info": dataset_info(target, {"scores": ["scores.jsonl"]}, "test"),
+        "configs": [{"config_name": "scores", "default": True,
+                     "data_files": [{"split": "test", "path": "scores.jsonl"}]}],
+        "eq_evals": {"kind": "results", "version": __version__, "project_authored": True,
+                     "sha256": content_hash(rows), "rows": len(rows)}}
     lines = [f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n",
              "# eq-evals results\n",
              f"Written by `eq-evals hub push-results` (eq-evals {__version__}) from {len(rows)} scores.\n",
              "| | |", "|---|---|",
              f"| tasks | {', '.join(sorted(about['tasks']))} |",
-             f"| models | {', '.join(sorted(about['models']))} |",
+             f"| models | {', '.join(sorted(about['models'])) or '-'} |",
              f"| judges | {', '.join(sorted(about['judges'])) or '-'} |",
              f"| model roles | {', '.join(sorted(about['roles'])) or '-'} |",
              f"| eq-evals | {__version__} |", "",
@@ -414,15 +593,23 @@ def export_results(logs: list[str], out: str | Path, repo: str | None = None, me
              "|---|---|---|---|---|---|"]
     lines += [f"| {d.get('name')} | {d.get('origin')} | {d.get('location')} | {d.get('revision') or '-'} | "
               f"`{d.get('sha256')}` | {d.get('rows')} |" for d in datasets] or ["| (not recorded in these logs) | | | | | |"]
-    lines += ["", "## Files\n", "- `scores.jsonl`: one row per sample, epoch and scorer (task, model, sample_id, "
-              "epoch, scorer, value (a number; null when unscored or not numeric), value_json (a non-numeric value "
-              "as JSON, e.g. a pairwise outcome), answer, language, dimension, unscored_reason, log file name)."]
+    lines += ["", "## Files\n", "- `scores.jsonl`: one row per sample, epoch and scorer: task, model (null for a "
+              "judging log, which runs without one), model_a and model_b (the compared pair of a pairwise score), "
+              "sample_id, epoch, scorer, value (a number wherever the score has one: numeric scores as they are, "
+              "Inspect's letter grades as C=1, P=0.5, I=N=0, and for a score with several entries its headline "
+              "entry; null when unscored or not numeric), value_key (which entry of such a score `value` holds: "
+              "overall, eq, outcome or score), value_json (any value that is not a plain number, as JSON: the "
+              "grade, all entries of a multi-entry score), answer, language, dimension, unscored_reason, log file "
+              "name."]
     if (target / "leaderboard").is_dir():
         lines.append("- `leaderboard/`: `eq-evals ratings` output (leaderboard.md, .csv, .json and .png).")
     if leaderboard_note:
         lines.append(f"\n{leaderboard_note}")
     if repo:
         lines.append(f"\nLoad: `load_dataset(\"{repo}\", \"scores\", split=\"test\", revision=\"<commit sha>\")`.")
+    papers = [c for c in (benchmark_citation(b) for b in sorted(about["benchmarks"])) if c]
+    lines.append(citation_section(papers, "If you use these results, cite eq-evals" + (
+        " and the papers of the benchmarks they come from:" if papers else ":")).rstrip("\n"))
     files = sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()) + [CARD]
     meta["eq_evals"]["files"] = sorted(files)
     lines[0] = f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n"
@@ -430,13 +617,28 @@ def export_results(logs: list[str], out: str | Path, repo: str | None = None, me
     return target
 
 
+def benchmark_citation(name: str) -> str | None:
+    """The BibTeX of benchmark ``name``'s paper, from ``datasets/<name>/hub.yaml`` (None when it has none)."""
+    folder = dataset_folders().get(name)
+    if folder is None:
+        return None
+    raw = yaml.safe_load((folder / MANIFEST).read_text(encoding="utf-8")) or {}
+    return raw.get("citation") if isinstance(raw, dict) else None
+
+
 def push_results(logs: list[str], repo: str, private: bool = False, tag: str | None = None,
                  method: str = "bt", allow_mixed_datasets: bool = False) -> Pushed:
+    """Write the results dataset of ``logs`` to a temporary folder, upload it and delete the folder."""
     import tempfile
 
+    retry = (f"Nothing was uploaded, and the results folder was not kept: write it with `eq-evals hub push-results "
+             f"{' '.join(logs)} --repo {repo} --out DIR` and push DIR (`eq-evals hub push DIR --repo {repo}`) "
+             "where there is network.")
     with tempfile.TemporaryDirectory() as tmp:
         folder = export_results(logs, Path(tmp) / "results", repo, method, allow_mixed_datasets=allow_mixed_datasets)
-        return upload(folder, repo, f"eq-evals {__version__}: results", private, tag)
+        n = sum(1 for _ in open(folder / "scores.jsonl", encoding="utf-8"))
+        return upload(folder, repo, f"eq-evals {__version__}: results", private, tag, retry=retry,
+                      what=f"results of {', '.join(logs)} ({n} scores)")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -444,7 +646,7 @@ def push_results(logs: list[str], repo: str, private: bool = False, tag: str | N
 
 
 def _print_pushed(p: Pushed) -> None:
-    print(f"pushed {len(p.files)} file(s) to https://huggingface.co/datasets/{p.repo} in one commit")
+    print(f"pushed {p.what}: {len(p.files)} file(s) to https://huggingface.co/datasets/{p.repo} in one commit")
     print(f"commit: {p.commit}" + (f" (tag {p.tag})" if p.tag else ""))
     print(f"pin it: -T source=hf://{p.repo}@{p.commit}")
 

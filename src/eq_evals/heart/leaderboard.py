@@ -312,8 +312,10 @@ def plot(result: dict[str, Any], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.4))
     ys = list(range(len(rows)))
     for offset, key, label in ((-0.12, "elo_ci_asymptotic", "asymptotic"), (0.12, "elo_ci_bootstrap", "bootstrap")):
-        lo = [r["elo"] - (r[key][0] if r[key][0] is not None else r["elo"]) for r in rows]
-        hi = [(r[key][1] if r[key][1] is not None else r["elo"]) - r["elo"] for r in rows]
+        # a percentile bootstrap interval of a few histories can miss the estimate itself: draw no bar on that
+        # side rather than a negative one (matplotlib refuses those); the table keeps the interval as computed
+        lo = [max(0.0, r["elo"] - (r[key][0] if r[key][0] is not None else r["elo"])) for r in rows]
+        hi = [max(0.0, (r[key][1] if r[key][1] is not None else r["elo"]) - r["elo"]) for r in rows]
         ax.errorbar([r["elo"] for r in rows], [y + offset for y in ys], xerr=[lo, hi], fmt="o", capsize=3, label=label)
     ax.set_yticks(ys, [f"{r['model'].split('/')[-1]} ({_f(r['overall_win_rate'])}%)" for r in rows], fontsize=8)
     ax.set_xlabel("HEART Elo (95% CI)")

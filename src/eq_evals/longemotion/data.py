@@ -91,7 +91,7 @@ PANAS_WORDS = ["Interested", "Distressed", "Excited", "Upset", "Strong", "Guilty
 
 def _hint() -> str:
     return ("Point the task at a local copy with -T data_dir=PATH (or the LONGEMOTION_DATA_DIR environment "
-            "variable): a folder holding the Hub layout, e.g. from `huggingface-cli download "
+            "variable): a folder holding the Hub layout, e.g. from `hf download "
             f"{HF_REPO} --repo-type dataset --local-dir PATH`, or the flat data/ folder of the GitHub release. "
             "-T fixtures=true runs the small project-written fixtures instead (a smoke test, not the benchmark).")
 
