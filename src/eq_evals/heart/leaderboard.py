@@ -291,10 +291,16 @@ def plot(result: dict[str, Any], path: Path) -> None:
     rows = list(reversed(result["rows"]))
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.4))
     ys = list(range(len(rows)))
-    for offset, key, label in ((-0.12, "elo_ci_asymptotic", "asymptotic"), (0.12, "elo_ci_bootstrap", "bootstrap")):
-        lo = [r["elo"] - (r[key][0] if r[key][0] is not None else r["elo"]) for r in rows]
-        hi = [(r[key][1] if r[key][1] is not None else r["elo"]) - r["elo"] for r in rows]
-        ax.errorbar([r["elo"] for r in rows], [y + offset for y in ys], xerr=[lo, hi], fmt="o", capsize=3, label=label)
+    for (offset, key, label), color in zip(((-0.12, "elo_ci_asymptotic", "asymptotic"), (0.12, "elo_ci_bootstrap", "bootstrap")),
+                                           ("C0", "C1")):
+        # each interval drawn from its bounds: a percentile bootstrap interval need not contain the estimate (few
+        # conversations), which error bars (lengths either side of the point) cannot show
+        y = [v + offset for v in ys]
+        lo = [r[key][0] if r[key][0] is not None else r["elo"] for r in rows]
+        hi = [r[key][1] if r[key][1] is not None else r["elo"] for r in rows]
+        ax.hlines(y, lo, hi, colors=color)
+        ax.vlines(lo + hi, [v - 0.05 for v in y] * 2, [v + 0.05 for v in y] * 2, colors=color)
+        ax.plot([r["elo"] for r in rows], y, "o", color=color, label=label)
     ax.set_yticks(ys, [f"{r['model'].split('/')[-1]} ({_f(r['overall_win_rate'])}%)" for r in rows], fontsize=8)
     ax.set_xlabel("HEART Elo (95% CI)")
     ax.legend(fontsize=8)
