@@ -21,30 +21,45 @@ _LISTING_OFFLINE = "`eq-evals list` only counts data already on this machine (it
 ORDER = 0  # place in `eq-evals --help`
 
 
-def _sample_counts(decl, offline_by_listing: bool = False) -> str:  # noqa: ANN001
+def default_samples(decl, overrides: dict | None = None) -> dict[str, list | Exception] | None:  # noqa: ANN001
+    """The samples a declaration's dataset adapter builds with the task's default parameters, per language (each
+    choice of a ``language`` parameter but 'all'; the key 'all' for a task without one), or the exception that
+    stopped the build (e.g. data not on this machine). None when a required parameter decides the samples
+    (``-T logs``). What `eq-evals list` counts; tests/test_register.py checks the register entries against it.
+    ``overrides`` replaces defaults (e.g. a local ``data_dir``)."""
     from eq_evals import components
     from eq_evals.engine import substitute
 
     spec = decl.spec
-    defaults = {n: p.default for n, p in spec.parameters.items()}
-    needed = [n for n, p in spec.parameters.items() if p.required]
-    if needed:
-        return "built from " + ", ".join(f"-T {n}" for n in needed)
-    counts = []
+    if any(p.required for p in spec.parameters.values()):
+        return None
+    defaults = dict({n: p.default for n, p in spec.parameters.items()}, **(overrides or {}))
     languages = spec.parameters["language"].choices if "language" in spec.parameters else [None]
+    built: dict[str, list | Exception] = {}
     for language in [lang for lang in languages if lang != "all"]:
         params = dict(defaults, **({"language": language} if language else {}))
         try:
-            samples = components.DATASETS[spec.dataset.adapter](**substitute(spec.dataset.args, params))
+            built[language or "all"] = components.DATASETS[spec.dataset.adapter](**substitute(spec.dataset.args, params))
         except Exception as ex:  # noqa: BLE001 - a listing reports, it does not fail
-            reason = str(ex).splitlines()[0] if str(ex) else type(ex).__name__
+            built[language or "all"] = ex
+    return built
+
+
+def _sample_counts(decl, offline_by_listing: bool = False) -> str:  # noqa: ANN001
+    built = default_samples(decl)
+    if built is None:
+        return "built from " + ", ".join(f"-T {n}" for n, p in decl.spec.parameters.items() if p.required)
+    counts = []
+    for language, samples in built.items():
+        if isinstance(samples, Exception):
+            reason = str(samples).splitlines()[0] if str(samples) else type(samples).__name__
             if offline_by_listing:
                 reason = _OFFLINE_SET.sub(_LISTING_OFFLINE, reason)
-            counts.append(f"{language or 'all'}: unavailable ({reason})")
+            counts.append(f"{language}: unavailable ({reason})")
             continue
         formats = Counter(str((s.metadata or {}).get("format", "-")) for s in samples)
         detail = "" if set(formats) == {"-"} else " (" + ", ".join(f"{k} {v}" for k, v in sorted(formats.items())) + ")"
-        counts.append(f"{language or 'all'}: {len(samples)}{detail}")
+        counts.append(f"{language}: {len(samples)}{detail}")
     return "; ".join(counts)
 
 
