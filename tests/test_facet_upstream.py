@@ -12,7 +12,7 @@ from eq_evals.facet.answers import gold_slots
 from eq_evals.facet.data import facet_items, read_records
 from eq_evals.facet.taxonomy import taxonomy
 
-from conftest import shared_file
+from support import shared_file
 
 OBJECTIVE = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"]
 INTERACTION = ["emotion_matching", "empathetic_understanding", "emotion_deepening", "emotion_regulation",

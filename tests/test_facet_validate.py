@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, shared_file
+from support import REPO, shared_file
 from eq_evals.facet.validate import CHECKS, Thresholds, chi_square_p, folds_of, hypergeom_tail, run
 
 DATA = REPO / "datasets" / "facet"

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import shared_file
+from support import shared_file
 
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.heart import data

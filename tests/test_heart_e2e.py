@@ -233,7 +233,7 @@ def test_configuration_errors_name_the_problem(round_robin, tmp_path: Path) -> N
 
 
 def test_release_histories_end_to_end(tmp_path: Path) -> None:
-    from conftest import shared_file
+    from support import shared_file
 
     folder = str(shared_file("heart", "dialogues_regular.json").parent)
     [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-warm",

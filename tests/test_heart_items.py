@@ -344,7 +344,7 @@ def test_checks_catch_broken_items(items):
 
 def test_no_long_span_shared_with_the_release(items):
     """Data honesty: nothing of the (unlicensed) HEART release is in the set; stock phrases of <= 8 words may be."""
-    from conftest import shared_file
+    from support import shared_file
 
     release_texts = []
     for name in ("dialogues_regular.json", "dialogues_adversarial.json"):

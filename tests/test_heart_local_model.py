@@ -8,7 +8,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
-from conftest import need_embedded_model
+from support import need_embedded_model
 
 pytestmark = pytest.mark.local_model
 

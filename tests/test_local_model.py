@@ -17,7 +17,7 @@ from inspect_ai.model import get_model
 import eq_evals._registry  # noqa: F401
 from eq_evals.pairwise.verdict import sample_verdicts
 from eq_evals.errors import EqEvalsError
-from conftest import need_embedded_model
+from support import need_embedded_model
 
 pytestmark = pytest.mark.local_model
 

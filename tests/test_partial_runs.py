@@ -252,7 +252,7 @@ def test_ratings_say_how_many_objective_answers_were_unscored(logs: dict[str, Pa
 
 
 def test_doctor_shows_the_data_version_and_compares_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    from conftest import shared_file
+    from support import shared_file
 
     full = shared_file("longemotion", "Emotion_Detection_backup.jsonl")
     cut_copy = tmp_path / "cut" / full.name

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import SHARED_DATA
+from support import SHARED_DATA
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTER = ROOT / "register"

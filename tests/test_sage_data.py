@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared_file
+from support import shared_file
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.sage import prompts
 from eq_evals.sage.data import load_scenarios, sage_samples

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared_file
+from support import shared_file
 from eq_evals.sage.rules import (INTENTIONS, SimulatorParseError, aggregate, intention_of, load_rules,
                                  parse_emotion_output, parse_reply_output, replay)
 

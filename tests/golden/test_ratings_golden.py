@@ -1,5 +1,5 @@
 """Golden files for `eq-evals ratings`: the Markdown, CSV and JSON it writes for the logs of every benchmark
-(``benchmark_logs``, tests/golden/conftest.py), byte for byte after normalisation, per rating method.
+(``benchmark_logs``, tests/benchmark_logs.py), byte for byte after normalisation, per rating method.
 
 They pin the output of the code that generated them, so a refactor of the leaderboards (src/eq_evals/report.py
 and the benchmark packages' leaderboard modules) can be shown not to change it. When a change of output is
@@ -10,7 +10,7 @@ intended, regenerate them and review the diff of tests/golden/expected/ like cod
 Normalised: the paths of the logs (a temporary folder, and file names with Inspect's creation time and random
 id) become ``<log:TASK/MODEL>``, the rest of the temporary folder ``<logs>``, the repository ``<repo>``. Nothing
 else varies between runs: bootstrap and the ratings use a fixed seed (``--seed``, default 0), and the logs are
-read in a fixed order (see conftest.py). The PNG charts are not compared (matplotlib's rendering is not ours).
+read in a fixed order (see tests/benchmark_logs.py). The PNG charts are not compared (matplotlib's rendering is not ours).
 """
 
 from __future__ import annotations

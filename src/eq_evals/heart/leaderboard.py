@@ -26,6 +26,7 @@ from typing import Any
 from inspect_ai.log import read_eval_log
 
 from eq_evals.errors import EqEvalsError
+from eq_evals.pairwise.verdict import PairVerdict, log_verdicts
 from eq_evals.heart.prompts import CRITERIA, LETTERS
 from eq_evals.ratings import (
     Comparison,
@@ -60,11 +61,8 @@ def read_records(paths: list[str]) -> HeartRecords:
             raise EqEvalsError(f"{path} is a log of {log.eval.task}, not of eq_evals/heart")
         out.logs.append(path)
         when = (str(log.stats.completed_at or log.eval.created or ""), index)
-        for s in log.samples or []:
-            score = (s.scores or {}).get(SCORER)
-            if score is None or not score.metadata:
-                continue
-            for r in score.metadata.get("comparisons", []):
+        for _, verdict in log_verdicts(log, path):
+            for r in records_from_verdict(verdict):
                 key = (r["sample_id"], frozenset((r["system_a"], r["system_b"])), r["judge"], r["order"],
                        r["criterion"], r["rubric"])
                 if key in keyed:
@@ -77,6 +75,28 @@ def read_records(paths: list[str]) -> HeartRecords:
     if len(rubrics) > 1:
         raise EqEvalsError(f"the heart logs mix rubrics {rubrics}; ratings are only comparable within one rubric")
     return out
+
+
+def records_from_verdict(v: PairVerdict) -> list[dict[str, Any]]:
+    """The typed verdict record's calls as HEART's per-call rows: the candidate is ``system_a``, ``order`` is
+    ``ab`` when the candidate was shown first (``none`` for an empty reply's automatic loss), ``winner`` is
+    ``a``/``b``/None and ``strength`` the verdict's strength."""
+    rows = []
+    for c in v.calls:
+        order = "none" if not c.judge and c.error == "empty_response" else "ab" if c.order[0] == v.model_a else "ba"
+        rows.append({"sample_id": v.sample, "group_id": v.item, "subset": v.subset, "language": v.language,
+                     "system_a": v.model_a, "system_b": v.model_b, "judge": c.judge, "order": order,
+                     "criterion": c.criterion, "rubric": v.rubric, "self_judged": c.self_judged, "error": c.error,
+                     "winner": None if c.winner is None else "a" if c.winner == v.model_a else "b",
+                     "strength": None if c.winner is None else c.margin,
+                     "prompt_sha1": c.prompt_hash})
+    return rows
+
+
+def score_records(score: Any) -> list[dict[str, Any]]:
+    """HEART's per-call rows of one ``heart_pairwise`` score (for reading a sample in a test or a notebook)."""
+    return [r for record in (score.metadata or {}).get("verdicts", [])
+            for r in records_from_verdict(PairVerdict.model_validate(record))]
 
 
 def _position_verdict(r: dict[str, Any], model_a: str) -> Verdict:

@@ -29,7 +29,7 @@ from inspect_ai.model import get_model
 
 import eq_evals._registry  # noqa: F401  (registers the eq_evals tasks and models, as the entry point does)
 
-TESTS = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 PACE_ITEMS = TESTS / "fixtures" / "pace" / "items.jsonl"          # 4 items, 2 English and 2 Chinese
 HEART_HISTORIES = TESTS / "fixtures" / "heart_histories.jsonl"    # 3 histories, one adversarial
@@ -145,8 +145,3 @@ def build_benchmark_logs(root: Path) -> BenchmarkLogs:
         opponents.append(str(heart.path))
     (root / "staging").rmdir()
     return BenchmarkLogs(root, root / "ratings", root / "generations", tuple(b.entries))
-
-
-@pytest.fixture(scope="session")
-def benchmark_logs(tmp_path_factory: pytest.TempPathFactory) -> BenchmarkLogs:
-    return build_benchmark_logs(tmp_path_factory.mktemp("benchmark_logs"))
