@@ -16,6 +16,7 @@ read in a fixed order (see tests/benchmark_logs.py). The PNG charts are not comp
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 from pathlib import Path
@@ -41,6 +42,9 @@ def ratings(benchmark_logs, out: Path, method: str) -> dict[str, str]:
     assert code == 0
     files = {p.name: benchmark_logs.normalise(p.read_text(encoding="utf-8"))
              for p in sorted(out.iterdir()) if p.suffix in COMPARED}
+    # JSON is compared as data: keys sorted, so a section's key order is not a difference
+    files = {name: json.dumps(json.loads(text), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+             if name.endswith(".json") else text for name, text in files.items()}
     for name, text in files.items():
         for leftover in (str(benchmark_logs.root), str(out)):
             assert leftover not in text, f"{name}: a path left after normalisation: {leftover}"
