@@ -23,7 +23,6 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 

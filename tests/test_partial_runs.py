@@ -270,14 +270,14 @@ def test_doctor_shows_the_data_version_and_compares_it(tmp_path: Path, capsys: p
 
 
 def test_gap_rows_built_on_partial_data_are_marked() -> None:
-    from eq_evals.report import Collected, mark_partial_gap
+    from eq_evals.facet.leaderboard import Objective, mark_partial_gap
 
     gap = {"_cohort": {"en": ["a", "b"]}, "en": {"a": {"delta_z": 0.1}, "b": {"delta_z": -0.1}},
            "zh": {"a": {"delta_z": 0.2}}}
-    collected = Collected(partial_objective={("b", "en")})
+    collected = Objective(partial={("b", "en")})
     mark_partial_gap(gap, collected)
     assert gap["en"]["b"]["partial_run"] and "partial_run" not in gap["en"]["a"] and "partial_run" not in gap["zh"]["a"]
-    collected = Collected(partial_groups={("zh", "overall")})
+    collected = Objective(partial_groups={("zh", "overall")})
     mark_partial_gap(gap, collected)
     assert gap["zh"]["a"]["partial_run"] and "partial_run" not in gap["en"]["a"]
 

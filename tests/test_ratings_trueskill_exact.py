@@ -96,7 +96,7 @@ def test_unknown_engine_is_an_error():
 
 @pytest.mark.parametrize("method", ["trueskill", "eqbench3", "bt"])
 def test_tables_rated_in_worker_processes_equal_serial(method):
-    from eq_evals.report import build_tables
+    from eq_evals.pairwise.leaderboard import build_tables
 
     comps = [Comparison(c.model_a, c.model_b, c.outcome, c.margin, c.item, dimension=c.dimension, language=lang)
              for lang in ("en", "zh") for c in _random_comparisons(3, n_models=5, n=80)]
@@ -109,7 +109,7 @@ def test_tables_rated_in_worker_processes_equal_serial(method):
 
 def test_a_worker_error_names_the_table():
     from eq_evals.errors import EqEvalsError
-    from eq_evals.report import build_tables
+    from eq_evals.pairwise.leaderboard import build_tables
 
     comps = [Comparison("a", "b", 1.0, 1, "i1", dimension="d1"), Comparison("a", "b", 0.5, 0, "i2", dimension="d2")]
     with pytest.raises(EqEvalsError, match="unknown method"):

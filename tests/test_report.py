@@ -14,7 +14,8 @@ import eq_evals._registry  # noqa: F401
 from eq_evals.agreement_cli import agreement
 from eq_evals.cli import main as cli
 from eq_evals.errors import EqEvalsError
-from eq_evals.report import family, run
+from eq_evals.core.text import family
+from eq_evals.report import run
 
 MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed", "eq_evals/scripted-oracle"]
 FIVE = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"]
@@ -140,7 +141,7 @@ def test_too_small_a_cohort_gives_a_note_not_a_gap(logs: dict[str, Path], tmp_pa
 
 
 def test_gap_leaves_out_partial_objective_averages() -> None:
-    from eq_evals.report import gap_rows
+    from eq_evals.facet.leaderboard import gap_rows
 
     full = {d: 50.0 for d in FIVE}
     objective = {"en": {"m1": {**full, "objective_average": 40.0}, "m2": {**full, "objective_average": 50.0},
@@ -244,7 +245,7 @@ def test_family() -> None:
 
 def test_disconnected_comparison_graph_names_the_table() -> None:
     from eq_evals.ratings import Comparison
-    from eq_evals.report import build_tables
+    from eq_evals.pairwise.leaderboard import build_tables
 
     comps = [Comparison("m1", "m2", 1.0, 2, "i1", "empathetic_understanding", "en"),
              Comparison("m3", "m4", 0.0, 1, "i1", "empathetic_understanding", "en")]
@@ -256,7 +257,7 @@ def test_mean_of_dimension_ratings_beside_overall(tmp_path: Path) -> None:
     """Overall rates the pooled comparisons; the plain mean of the dimension ratings is reported beside it,
     labelled as a different statistic (spec §4.7 REC)."""
     from eq_evals.ratings import Comparison
-    from eq_evals.report import DIMENSION_MEAN_LABEL, build_tables, render_markdown, rows_for_csv
+    from eq_evals.pairwise.leaderboard import DIMENSION_MEAN_LABEL, build_tables, render_tables, rows_for_csv
 
     comps = [Comparison("m1", "m2", 1.0, 3, f"i{i}", "d1", "en") for i in range(4)]
     comps += [Comparison("m2", "m3", 1.0, 1, f"i{i}", "d1", "en") for i in range(2)]
@@ -273,14 +274,14 @@ def test_mean_of_dimension_ratings_beside_overall(tmp_path: Path) -> None:
     assert all(r["mean_of_dimension_ratings"] is None for r in rows if r["dimension"] != "overall")
     assert {r["model"]: r["mean_of_dimension_ratings"] for r in rows if r["dimension"] == "overall"} == {
         m: round(overall.dimension_means[m][0], 3) for m in ("m1", "m2", "m3")}
-    md = render_markdown("trueskill", tables, {}, {}, {}, None)
+    md = render_tables("trueskill", tables, {})
     assert "mean of dimension ratings †" in md and "a different statistic from Overall" in md
     assert "different statistic" in DIMENSION_MEAN_LABEL
 
 
 def test_two_models_are_rated(logs: dict[str, Path], tmp_path: Path) -> None:
     from eq_evals.ratings import Comparison
-    from eq_evals.report import build_tables
+    from eq_evals.pairwise.leaderboard import build_tables
 
     comps = [Comparison("m1", "m2", 1.0, 2, f"i{i}", "x", "en") for i in range(3)] + [
         Comparison("m1", "m2", 0.0, 1, "i9", "x", "en")]

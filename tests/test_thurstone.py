@@ -105,7 +105,7 @@ def test_bootstrap_over_battles() -> None:
 
 
 def test_leaderboard_method(tmp_path) -> None:
-    from eq_evals.report import METHODS, build_tables, rate, render_markdown
+    from eq_evals.pairwise.leaderboard import METHODS, build_tables, rate, render_tables
 
     comps = [C(c.model_a, c.model_b, c.outcome, c.margin, c.item, dimension="empathy") for c in battles(SPEC_EXAMPLE)]
     assert "thurstone" in METHODS
@@ -113,4 +113,4 @@ def test_leaderboard_method(tmp_path) -> None:
     assert ratings["m_a"].lower is not None
     [table] = build_tables(comps, "thurstone", bootstrap=50, seed=0, progress=False)
     assert [r.model for r in table.ratings] == ["m_a", "m_b", "m_c"]
-    assert "Thurstone-Mosteller" in render_markdown("thurstone", [table], {}, {}, {}, None)
+    assert "Thurstone-Mosteller" in render_tables("thurstone", [table], {})

@@ -22,6 +22,14 @@ def fmt(x: Any, digits: int = 1, missing: str = MISSING) -> str:
     return f"{x:.{digits}f}"
 
 
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table; ``|`` inside a cell is escaped so a model name cannot break the row."""
+    def cells(values: list[str]) -> str:
+        return "| " + " | ".join(str(v).replace("|", "\\|") for v in values) + " |"
+
+    return "\n".join([cells(header), "|" + "---|" * len(header)] + [cells(r) for r in rows])
+
+
 def read_jsonl(path: Path | None, name: str | None = None, objects: bool = False, text: str | None = None,
                on_error: Callable[[int, str], None] | None = None) -> list[tuple[int, Any]]:
     """(line number, parsed value) for every non-blank line of a JSON Lines file (or of ``text``). A line that is

@@ -19,7 +19,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     selection = logcheck.gate(args.logs, tasks=TASKS, allow_partial=args.allow_partial,
                               allow_mixed=args.allow_mixed_datasets, what="eq-evals heart leaderboard")
-    kept = [info.path for _, info in selection.kept]
+    kept = selection.kept
     out = Path(args.out)
     if kept:
         md, result = write(kept, out, args.bootstrap, args.seed, partial=sorted(selection.partial_paths))

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.log import read_eval_log
 
 from eq_evals.errors import EqEvalsError
+from eq_evals.logcheck import read as read_log, task_name
+from eq_evals.sections import Inputs, Result, Section
 from eq_evals.pairwise.verdict import PairVerdict, log_verdicts
 from eq_evals.heart.prompts import CRITERIA, LETTERS
 from eq_evals.ratings import (
@@ -44,20 +45,39 @@ L2 = 2e-6  # the release's 1e-6 * sum(theta^2) in bradley_terry's l2/2 * ||theta
 
 
 @dataclass
+class _Where:
+    """The path of a log already read (what ``as_logs`` needs of a LogCheck)."""
+
+    path: str
+
+
+@dataclass
 class HeartRecords:
     records: list[dict[str, Any]] = field(default_factory=list)
     duplicates: int = 0
     logs: list[str] = field(default_factory=list)
 
 
-def read_records(paths: list[str]) -> HeartRecords:
-    """Comparison records of heart logs, newest first wins on duplicates (a log that is not a heart log is an
-    error naming it)."""
+def as_logs(items: list[Any]) -> list[tuple[str, Any]]:
+    """(path, log) for items that are log paths (read here) or (log, LogCheck) pairs that already passed the gate
+    (``eq-evals ratings`` and ``eq-evals heart leaderboard`` hand those over, so no log is read twice)."""
+    out = []
+    for item in items:
+        if isinstance(item, tuple):
+            log, info = item
+            out.append((info.path, log))
+        else:
+            out.append((str(item), read_log(str(item))))
+    return out
+
+
+def read_records(items: list[Any]) -> HeartRecords:
+    """Comparison records of heart logs (paths, or (log, LogCheck) pairs from the gate), newest first wins on
+    duplicates (a log that is not a heart log is an error naming it)."""
     keyed: dict[tuple, tuple[tuple[str, int], dict[str, Any]]] = {}
     out = HeartRecords()
-    for index, path in enumerate(paths):
-        log = read_eval_log(path)
-        if log.eval.task.split("/")[-1] != "heart":
+    for index, (path, log) in enumerate(as_logs(items)):
+        if task_name(log) != "heart":
             raise EqEvalsError(f"{path} is a log of {log.eval.task}, not of eq_evals/heart")
         out.logs.append(path)
         when = (str(log.stats.completed_at or log.eval.created or ""), index)
@@ -204,9 +224,11 @@ def judge_agreement(keyed: list[tuple[str, Comparison]]) -> dict[str, Any]:
             "fleiss_kappa": fleiss, "krippendorff_alpha": alpha}
 
 
-def build(paths: list[str], bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """The HEART leaderboard (Figure 4 layout) and diagnostics from heart logs."""
+def build(paths: list[Any], bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The HEART leaderboard (Figure 4 layout) and diagnostics from heart logs (paths or gated (log, check)
+    pairs)."""
     data = read_records(paths)
+    paths = data.logs
     keyed = keyed_comparisons(data.records)
     comps = [c for _, c in keyed]
     if not comps:
@@ -329,16 +351,16 @@ def plot(result: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def write(paths: list[str], out: Path, bootstrap: int = 1000, seed: int = 0,
+def write(items: list[Any], out: Path, bootstrap: int = 1000, seed: int = 0,
           partial: list[str] | None = None) -> tuple[str, dict[str, Any]]:
     """heart logs -> heart_leaderboard.{md,csv,json,png}; heart_strategies logs -> heart_strategies.{md,json}.
-    ``partial``: logs kept although not complete (--allow-partial); every output then says so.
-    Returns (Markdown, result)."""
+    ``items``: log paths, or (log, LogCheck) pairs that passed the gate. ``partial``: logs kept although not
+    complete (--allow-partial); every output then says so. Returns (Markdown, result)."""
     from eq_evals.heart.strategies import distribution, render_distribution
 
-    tasks = {p: read_eval_log(p, header_only=True).eval.task.split("/")[-1] for p in paths}
-    judged = [p for p, t in tasks.items() if t == "heart"]
-    classified = [p for p, t in tasks.items() if t == "heart_strategies"]
+    logs = as_logs(items)
+    judged = [(log, _Where(path)) for path, log in logs if task_name(log) == "heart"]
+    classified = [(log, _Where(path)) for path, log in logs if task_name(log) == "heart_strategies"]
     out.mkdir(parents=True, exist_ok=True)
     md, result = "", {}
     if judged:
@@ -375,3 +397,18 @@ def write(paths: list[str], out: Path, bootstrap: int = 1000, seed: int = 0,
         md += "\n### Support strategies (usage % per system, §4.8)\n\n" + table
         result = {**result, "strategies": strategies}
     return md, result
+
+
+def build_section(inputs: Inputs) -> Result:
+    """The HEART section of ``eq-evals ratings`` (HEART's Bradley-Terry Elo whatever --method): the same files as
+    ``eq-evals heart leaderboard`` (heart_leaderboard.*), and their Markdown under a heading."""
+    partial = sorted(inputs.partial_paths)
+    md, result = write(inputs.logs, inputs.out_dir, inputs.bootstrap, inputs.seed, partial=partial)
+    if not md:
+        return Result()
+    return Result(markdown="## HEART (Bradley-Terry Elo, whatever --method; also heart_leaderboard.*)\n\n" + md,
+                  json={"heart": result})
+
+
+SECTIONS = [Section(key="heart", title="HEART", tasks=frozenset({"heart", "heart_strategies"}), build=build_section,
+                    order=60)]

@@ -143,16 +143,16 @@ def heart_strategy_usage(definitions: str = "") -> Scorer:
     return score
 
 
-def distribution(paths: list[str]) -> dict[str, Any]:
+def distribution(items: list[Any]) -> dict[str, Any]:
     """Per system: usage % of each strategy (share of its classified replies using it), population SD and range
-    (max - min) of the 15 rates (§4.8), mean strategies per reply, and the entropy (bits) of the usage shares."""
-    from inspect_ai.log import read_eval_log
+    (max - min) of the 15 rates (§4.8), mean strategies per reply, and the entropy (bits) of the usage shares.
+    ``items``: log paths, or (log, LogCheck) pairs that passed the gate."""
+    from eq_evals.heart.leaderboard import as_logs
 
     used: dict[str, list[list[str]]] = defaultdict(list)
     names: list[str] = []
     unscored = 0
-    for path in paths:
-        log = read_eval_log(path)
+    for path, log in as_logs(items):
         for s in log.samples or []:
             score = (s.scores or {}).get("heart_strategy_usage")
             if score is None or not score.metadata:

@@ -9,20 +9,26 @@ Battle logs (``pace_pairwise``) are rated by the main tables of ``eq-evals ratin
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from eq_evals.errors import EqEvalsError
-from eq_evals.pace.logs import log_weights, records_from_log
-from eq_evals.pairwise.logs import read_log
+from eq_evals.core.text import fmt
+from eq_evals.logcheck import LogCheck
+from eq_evals.pace.logs import BATTLE_TASK, POINTWISE_TASK, log_weights, records_from_log
+from eq_evals.sections import Inputs, Result, Section
 from eq_evals.ratings.causal_pace import DIMENSION_NAMES, DIMENSIONS, score_models
 
 
-def collect(paths: list[str], bootstrap: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
-    """One entry per (weights, language) with per-model rows, best EQ first."""
+RATED_TASKS = (BATTLE_TASK,)  # battles: the board's verdicts, rated by the shared pairwise section
+
+
+def collect(logs: list[tuple[Any, LogCheck]], bootstrap: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+    """One entry per (weights, language) with per-model rows, best EQ first, from pointwise logs that passed the
+    gate; an entry built on a partial log says so (``partial``)."""
     groups: dict[tuple, dict[str, Any]] = {}
-    for path in paths:
-        log = read_log(path)
+    partial = {info.path for _, info in logs if not info.complete}
+    for log, info in logs:
+        path = info.path
         weights = log_weights(log)
         records = records_from_log(log, path)
         if weights is None or not records:
@@ -48,12 +54,8 @@ def collect(paths: list[str], bootstrap: int = 1000, seed: int = 0) -> list[dict
                      **{f"{d}_ci": list(r.dimension_ci[d]) for d in DIMENSIONS if d in r.dimension_ci}}
                     for r in sorted(results.values(), key=lambda r: (-r.eq, r.model))]
             tables.append({"language": languages[0] if len(languages) == 1 else scope, "weights": group["weights"],
-                           "logs": group["logs"], "rows": rows})
+                           "logs": group["logs"], "rows": rows, "partial": bool(set(group["logs"]) & partial)})
     return tables
-
-
-def _f(x: float | None, digits: int = 2) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
 def render(tables: list[dict[str, Any]]) -> str:
@@ -66,7 +68,27 @@ def render(tables: list[dict[str, Any]]) -> str:
                   "| rank | model | EQ | 95% interval | " + " | ".join(f"{d} {DIMENSION_NAMES[d]}" for d in DIMENSIONS)
                   + " | replies |", "|---|---|---|---|" + "---|" * len(DIMENSIONS) + "---|"]
         for i, r in enumerate(t["rows"], 1):
-            lines.append(f"| {i} | {r['model']} | {_f(r['eq'])} | {_f(r['ci_low'])} to {_f(r['ci_high'])} | "
-                         + " | ".join(_f(r.get(d)) for d in DIMENSIONS) + f" | {r['n_samples']} |")
+            lines.append(f"| {i} | {r['model']} | {fmt(r['eq'], 2)} | {fmt(r['ci_low'], 2)} to {fmt(r['ci_high'], 2)} | "
+                         + " | ".join(fmt(r.get(d), 2) for d in DIMENSIONS) + f" | {r['n_samples']} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def build(inputs: Inputs) -> Result:
+    """The PACE section of ``eq-evals ratings``: composite EQ per model from pointwise logs."""
+    tables = collect(inputs.logs, inputs.bootstrap, inputs.seed)
+    if not tables:
+        return Result()
+    partial = sorted(inputs.partial_paths)
+    markdown = render(tables)
+    if partial:
+        markdown = ("**PARTIAL**: built from logs that are not complete (--allow-partial): " + ", ".join(partial)
+                    + "\n\n" + markdown)
+    csv_rows = [{"language": t["language"], "partial": t["partial"], **{k: v for k, v in r.items()
+                                                                         if not isinstance(v, list)}}
+                for t in tables for r in t["rows"]]
+    return Result(markdown="## PACE composite EQ\n\n" + markdown + "\n", json={"pace": tables,
+                  "pace_partial_logs": partial}, csv={"pace.csv": csv_rows})
+
+
+SECTIONS = [Section(key="pace", title="PACE composite EQ", tasks=frozenset({POINTWISE_TASK}), build=build, order=50)]

@@ -9,10 +9,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from inspect_ai.log import list_eval_logs, read_eval_log
 
 from eq_evals import logcheck
-from eq_evals.errors import EqEvalsError
+from eq_evals.core.text import fmt, markdown_table
+from eq_evals.sections import Inputs, Result, Section
 from eq_evals.sage.rules import Aggregate, aggregate
 
 
@@ -37,19 +37,6 @@ class Row:
     settings: dict[str, Any] = field(default_factory=dict)
     partial: bool = False  # some dialogues come from a log that is not complete (allow_partial)
     unscored_reasons: dict[str, int] = field(default_factory=dict)  # reason -> count (logcheck.unscored_reason)
-
-
-def _log_files(paths: Iterable[str]) -> list[str]:
-    files: list[str] = []
-    for p in paths:
-        path = Path(p).expanduser()
-        if path.is_dir():
-            files += [info.name for info in list_eval_logs(str(path), recursive=True)]
-        elif path.is_file():
-            files.append(str(path))
-        else:
-            raise EqEvalsError(f"{p}: no such log file or folder")
-    return files
 
 
 def _role_model(log: Any, role: str = "simulated_user") -> str:
@@ -85,29 +72,29 @@ def _settings(args: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in sorted(args.items()) if k not in COSMETIC_ARGS and k not in ("source", "language")}
 
 
-def collect(paths: Iterable[str], allow_partial: bool = False) -> Rows:
-    """Read every SAGE log under ``paths``. Dialogues are pooled only when the tested model, the simulated
-    user's configuration, the task and its version, and all task arguments (scenario source and language,
-    filters, max_turns, prompts, ...) agree. A dialogue (sample id, epoch) run in several logs counts once,
-    from the newest log. Logs that are not complete (``eq_evals.logcheck``: cancelled, errored, errored samples)
-    are skipped with a warning, or with ``allow_partial`` kept and their rows marked partial."""
+TASKS = frozenset({"sage"})
+
+
+def collect(paths: Iterable[str], allow_partial: bool = False, allow_mixed: bool = False) -> Rows:
+    """Read every SAGE log under ``paths`` through the gate (``eq_evals.logcheck.gate``: complete logs, one per
+    retry chain, one data and task version unless ``allow_mixed``; partial logs skipped with a warning, or kept
+    with ``allow_partial`` and their rows marked partial), then :func:`collect_logs`."""
+    selection = logcheck.gate(paths, tasks=TASKS, allow_partial=allow_partial, allow_mixed=allow_mixed,
+                              what="sage leaderboard")
+    rows = collect_logs(selection.kept)
+    rows.warnings = selection.warnings + rows.warnings
+    return rows
+
+
+def collect_logs(logs: list[tuple[Any, logcheck.LogCheck]]) -> Rows:
+    """The rows from SAGE logs that passed the gate. Dialogues are pooled only when the tested model, the
+    simulated user's configuration, the task and its version, and all task arguments (scenario source and
+    language, filters, max_turns, prompts, ...) agree. A dialogue (sample id, epoch) run in several logs counts
+    once, from the newest log."""
     groups: dict[tuple[str, ...], dict[str, Any]] = {}
     warnings: list[str] = []
-    files = _log_files(paths)
-    retried = logcheck.completed_retries(files)
-    for file in files:
-        log = read_eval_log(file)
-        if not log.eval.task.split("/")[-1].startswith("sage"):
-            continue
-        info = logcheck.check(log, file)
-        if not info.complete and info.task_id in retried:
-            warnings.append(f"note: left out {file} ({info.state()}): its retry {retried[info.task_id]} is complete")
-            continue
-        if not info.complete:
-            if not allow_partial:
-                warnings.append(logcheck.skip_warning(info))
-                continue
-            warnings.append(logcheck.include_warning(info))
+    for log, info in logs:
+        file = info.path
         if not log.samples:
             continue
         args = log.eval.task_args or {}
@@ -154,8 +141,21 @@ def collect(paths: Iterable[str], allow_partial: bool = False) -> Rows:
                         rational=agg.by_type.get("rational"), emotional=agg.by_type.get("emotional"),
                         logs=group["logs"], aggregate=agg, settings=group["settings"], partial=group["partial"],
                         unscored_reasons=reasons))
-    # Ties keep the order of appearance, as the paper ranks them (spec §4.2); unscored rows come last.
+    # Ties keep the order of appearance (SAGE paper §4) and share a rank; unscored rows come last, unranked.
     return Rows(sorted(rows, key=lambda r: (r.n == 0, -r.sentient if r.n else 0.0)), warnings)
+
+
+def ranks(rows: list[Row]) -> list[str]:
+    """Competition ranks (1, 2, 2, 4) with tied rows marked ``=`` (``2=``); unscored rows get ``-``."""
+    out = []
+    for i, r in enumerate(rows):
+        if not r.n:
+            out.append("-")
+            continue
+        first = next(j for j, x in enumerate(rows) if x.n and x.sentient == r.sentient)
+        tied = sum(1 for x in rows if x.n and x.sentient == r.sentient) > 1
+        out.append(f"{first + 1}{'=' if tied else ''}")
+    return out
 
 
 def _fmt(x: float | None, digits: int = 1) -> str:
@@ -171,9 +171,9 @@ def render(rows: list[Row]) -> str:
     if varying:
         header.append("Settings")
     table = [header]
-    for i, r in enumerate(rows, start=1):
+    for rank, r in zip(ranks(rows), rows):
         mark = (" (partial)" if r.partial else "") + (" (unscored)" if r.n == 0 else "")
-        table.append([str(i) if r.n else "-", r.model + mark, r.simulator, r.scenarios, str(r.n), _fmt(r.sentient), f"{_fmt(r.ci_low)}-{_fmt(r.ci_high)}",
+        table.append([rank, r.model + mark, r.simulator, r.scenarios, str(r.n), _fmt(r.sentient), f"{_fmt(r.ci_low)}-{_fmt(r.ci_high)}",
                       str(r.success), str(r.failure), str(r.unscored), _fmt(r.mean_turns, 2), _fmt(r.rational),
                       _fmt(r.emotional)] + ([" ".join(f"{k}={r.settings.get(k)}" for k in varying)] if varying else []))
     widths = [max(len(row[c]) for row in table) for c in range(len(header))]
@@ -195,9 +195,10 @@ def render(rows: list[Row]) -> str:
 
 def to_json(rows: list[Row]) -> str:
     out = []
-    for i, r in enumerate(rows, start=1):
+    for rank, r in zip(ranks(rows), rows):
         d = asdict(r)
-        d["rank"] = i if r.n else None
+        d["rank"] = int(rank.rstrip("=")) if r.n else None
+        d["tied"] = rank.endswith("=")
         for k in ("sentient", "ci_low", "ci_high"):  # an unscored row has no score: null, not NaN
             if isinstance(d[k], float) and math.isnan(d[k]):
                 d[k] = None
@@ -205,3 +206,28 @@ def to_json(rows: list[Row]) -> str:
         d.update(by_personality=agg["by_personality"], by_intention=agg["by_intention"], end_reasons=agg["end_reasons"])
         out.append(d)
     return json.dumps(out, ensure_ascii=False, indent=2, default=lambda x: None)
+
+
+def build(inputs: Inputs) -> Result:
+    """The SAGE section of ``eq-evals ratings``: the same rows as ``eq-evals sage leaderboard``, as a Markdown
+    table, with the notes under it."""
+    rows = collect_logs(inputs.logs)
+    if not rows:
+        return Result(warnings=rows.warnings)
+    header = ["rank", "model", "simulator", "scenarios", "N", "Sentient", "95% CI", "success", "failure",
+              "unscored", "turns", "rational", "emotional"]
+    body = [[rank, r.model + (" (partial)" if r.partial else "") + (" (unscored)" if r.n == 0 else ""), r.simulator,
+             r.scenarios, str(r.n), fmt(r.sentient), f"{fmt(r.ci_low)} to {fmt(r.ci_high)}", str(r.success),
+             str(r.failure), str(r.unscored), fmt(r.mean_turns, 2), fmt(r.rational), fmt(r.emotional)]
+            for rank, r in zip(ranks(rows), rows)]
+    notes = [line for line in render(rows).splitlines() if line.startswith("note:")]
+    markdown = "\n".join(["## SAGE", "", "Sentient score = mean final emotion of the simulated user (0-100), 95% "
+                          "interval over dialogues; a rank marked = is shared by tied rows (SAGE paper §4).", "",
+                          markdown_table(header, body), ""] + [f"- {n.removeprefix('note: ')}" for n in notes]
+                         + ([""] if notes else []))
+    data = json.loads(to_json(rows))
+    csv_rows = [{k: v for k, v in d.items() if not isinstance(v, (dict, list))} for d in data]
+    return Result(markdown=markdown, json={"sage": data}, csv={"sage.csv": csv_rows}, warnings=rows.warnings)
+
+
+SECTIONS = [Section(key="sage", title="SAGE", tasks=TASKS, build=build, order=40)]

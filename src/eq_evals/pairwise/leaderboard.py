@@ -1,0 +1,362 @@
+"""The shared pairwise leaderboard section: judging logs' verdict records rated as comparisons.
+
+Every judging task a benchmark names in its leaderboard module's ``RATED_TASKS`` (FACET's interaction
+judging, PACE's battles) writes the typed verdict record (``eq_evals.pairwise.verdict``); this section turns
+them into comparisons, one per judge and matchup, rated per language and dimension, plus an Overall rating per
+language from all dimensions' comparisons pooled (FACET's "Subjective Average", FACET paper §4), shown beside the
+plain mean of the dimension ratings (a different statistic). Judge diagnostics (parse rate, position flips,
+longer-answer wins, a judge rating its own model family) accompany every judged leaderboard. Other sections
+read the comparisons from ``Inputs.shared["comparisons"]`` (FACET's subjective-objective gap).
+
+Methods (docs/ratings.md): ``bt`` (default; Bradley-Terry on margin pseudo-wins with an item-level bootstrap
+for 95% intervals), ``trueskill`` (FACET's exact procedure), ``eqbench3`` (EQ-Bench 3's margin-to-update
+TrueSkill), ``elo``, ``thurstone`` (Thurstone-Mosteller probit MLE on an Elo display, as PACE ranks models, with
+the same item bootstrap).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from tqdm import tqdm
+
+from eq_evals.core.metrics import metric_key
+from eq_evals.core.text import family, fmt
+from eq_evals.errors import EqEvalsError
+from eq_evals.pairwise.verdict import log_verdicts
+from eq_evals.ratings import (
+    Comparison,
+    Rating,
+    bradley_terry,
+    elo,
+    leaderboard,
+    thurstone_mosteller,
+    trueskill_eqbench3,
+    trueskill_facet,
+)
+from eq_evals.ratings.parallel import run_calls
+from eq_evals.sections import Inputs, Result, Section, rated_tasks
+
+METHODS: dict[str, str] = {
+    "bt": "Bradley-Terry (margin pseudo-wins, Elo scale, item bootstrap 95% CI)",
+    "trueskill": "TrueSkill as FACET rates (mu, +-2 sigma)",
+    "eqbench3": "TrueSkill, EQ-Bench 3 margin-to-update mode (mu, +-2 sigma)",
+    "elo": "Elo (sequential, K=32)",
+    "thurstone": "Thurstone-Mosteller (probit MLE, Elo display 1000 + 295.67 (mu - mean), item bootstrap 95% CI)",
+}
+BOOTSTRAP_METHODS = ("bt", "thurstone")
+
+
+@dataclass
+class JudgeStats:
+    calls: int = 0
+    unparsed_calls: int = 0
+    matchups: int = 0
+    conflicted: int = 0
+    decisive: int = 0
+    longer_wins: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "parse_rate": 1 - self.unparsed_calls / self.calls if self.calls else None,
+            "matchups": self.matchups,
+            "position_flip_rate": self.conflicted / self.matchups if self.matchups else None,
+            "longer_answer_win_rate": self.longer_wins / self.decisive if self.decisive else None,
+        }
+
+
+@dataclass
+class Judged:
+    """Comparisons and judge diagnostics from the judging logs."""
+
+    comparisons: list[Comparison] = field(default_factory=list)
+    judges: dict[str, JudgeStats] = field(default_factory=lambda: defaultdict(JudgeStats))
+    judged_models: set[str] = field(default_factory=set)
+    partial_groups: set[tuple[str, str]] = field(default_factory=set)  # (language, dimension) from partial logs
+
+
+def judged_comparisons(inputs: Inputs) -> Judged:
+    """Every recorded judgment of the section's logs as a comparison, with each judge's diagnostics."""
+    out = Judged()
+    for log, info in inputs.logs:
+        partial = not info.complete
+        for s, v in log_verdicts(log, info.path):
+            # a matchup judged from a partial generation log (-T allow_partial=true)
+            from_partial = partial or bool((s.metadata or {}).get("partial_generations"))
+            out.judged_models |= {v.model_a, v.model_b}
+            longer = v.longer()
+            for call in v.calls:  # every attempt is a call; the unreadable ones lower the parse rate
+                stats = out.judges[call.judge]
+                stats.calls += call.attempts
+                stats.unparsed_calls += call.attempts - (1 if call.verdict else 0)
+            comps = {(c.judge, c.dimension): c for c in v.comparisons()}
+            for j in v.judgments:
+                comp = comps.get((j.judge, j.criterion))
+                if comp is None:
+                    continue
+                out.comparisons.append(comp)
+                if from_partial:
+                    out.partial_groups |= {(comp.language, comp.dimension), (comp.language, "overall")}
+                if not any(c.judge == j.judge for c in v.calls):
+                    continue  # a verdict without recorded calls (a board's): no judge diagnostics
+                stats = out.judges[j.judge]
+                stats.matchups += 1
+                stats.conflicted += int(j.conflicted)
+                if comp.winner is not None and longer is not None:
+                    stats.decisive += 1
+                    stats.longer_wins += int(comp.winner == longer)
+    return out
+
+
+def rate(comparisons: list[Comparison], method: str, bootstrap: int, seed: int) -> dict[str, Rating]:
+    if method == "bt":
+        return bradley_terry(comparisons, bootstrap_rounds=bootstrap, seed=seed)
+    if method == "trueskill":
+        return trueskill_facet(comparisons)
+    if method == "eqbench3":
+        return trueskill_eqbench3(comparisons)
+    if method == "elo":
+        return elo(comparisons)
+    if method == "thurstone":
+        return thurstone_mosteller(comparisons, bootstrap_rounds=bootstrap, seed=seed)
+    raise EqEvalsError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
+
+
+def _interval(r: Rating) -> tuple[float | None, float | None]:
+    if r.lower is not None and r.upper is not None:
+        return r.lower, r.upper
+    if r.sigma is not None:
+        return r.score - 2 * r.sigma, r.score + 2 * r.sigma
+    return None, None
+
+
+@dataclass
+class Table:
+    language: str
+    dimension: str
+    ratings: list[Rating]
+    n_comparisons: int
+    note: str = ""
+    partial: bool = False  # some comparisons come from a log that is not complete (--allow-partial)
+    # Overall tables only: model -> (plain mean of its per-dimension ratings, number of dimensions). A different
+    # statistic from the Overall rating, which rates all dimensions' comparisons pooled (spec §4.7 REC).
+    dimension_means: dict[str, tuple[float, int]] = field(default_factory=dict)
+
+
+PARALLEL_MIN_COMPARISONS = 50_000  # below this, forking workers costs more than it saves
+
+
+def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, seed: int,
+                 progress: bool = True, workers: int | None = None,
+                 partial_groups: Iterable[tuple[str, str]] = ()) -> list[Table]:
+    """One table per (language, dimension) plus each language's pooled Overall table.
+
+    The tables are rated in parallel worker processes (``ratings.parallel``): ``workers`` None = the usable
+    cores (or EQ_EVALS_WORKERS) when there are at least PARALLEL_MIN_COMPARISONS comparisons, else one."""
+    groups: dict[tuple[str, str], list[Comparison]] = defaultdict(list)
+    for c in comparisons:
+        groups[(c.language, c.dimension)].append(c)
+        groups[(c.language, "overall")].append(c)
+    jobs = []
+    for (language, dimension), comps in sorted(groups.items()):
+        if dimension == "overall" and len({c.dimension for c in comps}) == 1:
+            continue  # one dimension only: overall is the same table
+        models = {c.model_a for c in comps} | {c.model_b for c in comps}
+        if len(models) < 2:
+            raise EqEvalsError(f"{language}/{dimension}: only one model ({models.pop()}); ratings need two or more")
+        jobs.append((language, dimension, comps))
+    if workers is None and len(comparisons) < PARALLEL_MIN_COMPARISONS:
+        workers = 1
+    with tqdm(total=len(jobs), desc=f"rating ({method})", unit="table", disable=not progress) as bar:
+        results = run_calls([(rate, (comps, method, bootstrap, seed)) for _, _, comps in jobs],
+                            [len(comps) for _, _, comps in jobs], workers, on_done=bar.update)
+    tables = []
+    for (language, dimension, comps), (ratings, error) in zip(jobs, results):
+        if error is not None:
+            raise EqEvalsError(f"{language}/{dimension}: {error}") from None
+        note = ""
+        if all(c.outcome == 0.5 for c in comps):
+            note = "every comparison is a draw: the ratings carry no ranking information"
+        tables.append(Table(language, dimension, leaderboard(ratings), len(comps), note,
+                            partial=(language, dimension) in set(partial_groups)))
+    for t in tables:
+        if t.dimension == "overall":
+            per_dim = [d for d in tables if d.language == t.language and d.dimension != "overall"]
+            for r in t.ratings:
+                scores = [x.score for d in per_dim for x in d.ratings if x.model == r.model]
+                if scores:
+                    t.dimension_means[r.model] = (sum(scores) / len(scores), len(scores))
+    return tables
+
+
+DIMENSION_MEAN_LABEL = ("mean of dimension ratings (plain mean of the model's per-dimension ratings: a different "
+                        "statistic from Overall, which rates all dimensions' comparisons pooled; spec §4.7)")
+
+
+def render_tables(method: str, tables: list[Table], judges: dict) -> str:
+    lines: list[str] = []
+    if tables:
+        lines += [f"Method: {METHODS[method]}. Ratings are comparable only within one table (same language, "
+                  "dimension, model cohort and judge).", ""]
+    for t in tables:
+        title = "Overall (all dimensions pooled)" if t.dimension == "overall" else t.dimension
+        overall = t.dimension == "overall"
+        partial = (" PARTIAL: some comparisons come from logs that are not complete (see Notes)."
+                   if t.partial else "")
+        lines += [f"## {t.language} / {title}" + (" (partial)" if t.partial else ""), "",
+                  f"{t.n_comparisons} comparisons." + (f" Note: {t.note}." if t.note else "") + partial, "",
+                  "| rank | model | rating | 95% interval | matchups | wins | losses | draws |"
+                  + (" mean of dimension ratings † |" if overall else ""),
+                  "|---|---|---|---|---|---|---|---|" + ("---|" if overall else "")]
+        for i, r in enumerate(t.ratings, 1):
+            lo, hi = _interval(r)
+            interval = f"{fmt(lo)} to {fmt(hi)}" if lo is not None else ""
+            extra = ""
+            if overall:
+                mean, n = t.dimension_means.get(r.model, (None, 0))
+                extra = f" {fmt(mean)} ({n} dim.) |" if mean is not None else " |"
+            lines.append(f"| {i} | {r.model}{' (partial)' if t.partial else ''} | {fmt(r.score)} | {interval} | {r.n} | {r.wins} | {r.losses} | {r.draws} |"
+                         + extra)
+        if overall:
+            lines += ["", f"† {DIMENSION_MEAN_LABEL[0].upper() + DIMENSION_MEAN_LABEL[1:]}."]
+        lines.append("")
+    if judges:
+        lines += ["## Judge diagnostics", "", "| judge | calls | parse rate | matchups | position-flip rate | "
+                  "longer answer wins | rates its own family |", "|---|---|---|---|---|---|---|"]
+        for judge, d in judges.items():
+            lines.append(f"| {judge} | {d['calls']} | {fmt(d['parse_rate'], 3)} | {d['matchups']} | "
+                         f"{fmt(d['position_flip_rate'], 3)} | {fmt(d['longer_answer_win_rate'], 3)} | "
+                         f"{'YES: ' + ', '.join(d['self_family']) if d['self_family'] else 'no'} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def rows_for_csv(tables: list[Table]) -> list[dict[str, Any]]:
+    rows = []
+    for t in tables:
+        for rank, r in enumerate(t.ratings, 1):
+            lo, hi = _interval(r)
+            mean = t.dimension_means.get(r.model)
+            rows.append({"language": t.language, "dimension": t.dimension, "rank": rank, "model": r.model,
+                         "partial": t.partial,
+                         "rating": round(r.score, 3), "lower": None if lo is None else round(lo, 3),
+                         "upper": None if hi is None else round(hi, 3), "sigma": r.sigma, "matchups": r.n,
+                         "wins": r.wins, "losses": r.losses, "draws": r.draws,
+                         # Overall rows only; see DIMENSION_MEAN_LABEL (not the Overall statistic)
+                         "mean_of_dimension_ratings": None if mean is None else round(mean[0], 3),
+                         "n_dimensions": None if mean is None else mean[1]})
+    return rows
+
+
+AXIS_LABELS: dict[str, str] = {
+    "bt": "Bradley-Terry rating (Elo scale), 95% bootstrap CI",
+    "trueskill": "TrueSkill \u03bc, \u00b12\u03c3",
+    "eqbench3": "TrueSkill \u03bc (EQ-Bench 3 mode), \u00b12\u03c3",
+    "elo": "Elo rating (no interval)",
+    "thurstone": "Thurstone-Mosteller rating (Elo scale), 95% bootstrap CI",
+}
+
+
+def _chart_limits(tables: list[Table]) -> tuple[float, float]:
+    """One x range for every chart of a run: the ratings of every table share the method's scale, so charts
+    side by side (or in a paper) can be compared by eye."""
+    values = [v for t in tables for r in t.ratings for v in (r.score, *_interval(r)) if v is not None]
+    lo, hi = min(values), max(values)
+    pad = max((hi - lo) * 0.06, 1.0)
+    return lo - pad, hi + pad
+
+
+def _chart_panel(ax: Any, table: Table, xlim: tuple[float, float], method: str, title: str) -> None:
+    """Models sorted best first (top), a point per rating and a thick 95% interval bar."""
+    rs = list(reversed(table.ratings))  # leaderboard order is best first; y grows upwards
+    ys = list(range(len(rs)))
+    lo_hi = [_interval(r) for r in rs]
+    err = [[r.score - (lo if lo is not None else r.score) for r, (lo, _) in zip(rs, lo_hi)],
+           [(hi if hi is not None else r.score) - r.score for r, (_, hi) in zip(rs, lo_hi)]]
+    ax.errorbar([r.score for r in rs], ys, xerr=err, fmt="o", color="#1f4e79", ecolor="#6fa8dc", elinewidth=4,
+                capsize=5, capthick=1.5, markersize=7, zorder=3)
+    for y, r in zip(ys, rs):
+        ax.annotate(f"{r.score:.0f}", (r.score, y), textcoords="offset points", xytext=(0, 7), ha="center",
+                    fontsize=8, color="#1f4e79")
+    ax.set_yticks(ys, [r.model.split("/")[-1] for r in rs], fontsize=9)
+    ax.set_ylim(-0.6, len(rs) - 0.4)
+    ax.set_xlim(*xlim)
+    ax.set_xlabel(AXIS_LABELS.get(method, method), fontsize=9)
+    ax.set_ylabel("model (best first)", fontsize=9)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(title + (" (partial logs)" if table.partial else ""), fontsize=10)
+
+
+def _chart_figure(panels: list[tuple[Table, str]], path: Path, method: str, xlim: tuple[float, float],
+                  suptitle: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n_models = max(len(t.ratings) for t, _ in panels)
+    # 6.4 in wide (about 960 px at 150 dpi): a README column or one column of a two-column paper; panels stack
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False,
+                             figsize=(6.4, len(panels) * (0.42 * n_models + 1.3) + 0.5))
+    for ax, (table, title) in zip(axes[:, 0], panels):
+        _chart_panel(ax, table, xlim, method, title)
+    if suptitle:
+        import textwrap
+
+        fig.suptitle(textwrap.fill(suptitle, 80), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+
+
+def plot(tables: list[Table], path: Path, method: str) -> list[Path]:
+    """Charts worth reading (issue 13): ``leaderboard.png`` is the overall figure (one panel per language: the
+    Overall table, or the only dimension rated), and ``charts/<language>_<dimension>.png`` one figure per
+    dimension and language. Every chart shares one x scale, sorts models best first, labels both axes and
+    draws the 95% intervals as thick bars. Returns the files written."""
+    xlim = _chart_limits(tables)
+    written = []
+    overall = []
+    for language in sorted({t.language for t in tables}):
+        mine = [t for t in tables if t.language == language]
+        top = next((t for t in mine if t.dimension == "overall"), None) or mine[0]
+        overall.append((top, f"{language} / {top.dimension} ({top.n_comparisons} comparisons)"))
+    _chart_figure(overall, path, method, xlim, f"Overall ratings: {METHODS[method]}")
+    written.append(path)
+    charts = path.parent / "charts"
+    charts.mkdir(exist_ok=True)
+    for t in tables:
+        file = charts / f"{metric_key(t.language, t.dimension)}.png"
+        _chart_figure([(t, f"{t.language} / {t.dimension} ({t.n_comparisons} comparisons)")], file, method, xlim,
+                      t.note)
+        written.append(file)
+    return written
+
+
+def build(inputs: Inputs) -> Result:
+    judged = judged_comparisons(inputs)
+    inputs.shared["comparisons"] = judged.comparisons
+    inputs.shared["partial_groups"] = judged.partial_groups
+    if not judged.comparisons:
+        return Result(csv={"leaderboard.csv": []})
+    tables = build_tables(judged.comparisons, inputs.method, inputs.bootstrap, inputs.seed, inputs.progress,
+                          partial_groups=judged.partial_groups)
+    judges = {}
+    for judge, stats in judged.judges.items():
+        d = stats.as_dict()
+        d["self_family"] = sorted(m for m in judged.judged_models if family(m) == family(judge))
+        judges[judge] = d
+    rows = rows_for_csv(tables)
+    files = plot(tables, inputs.out_dir / "leaderboard.png", inputs.method)
+    return Result(markdown=render_tables(inputs.method, tables, judges),
+                  json={"tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL, "judges": judges,
+                        "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
+                        "charts": [p.relative_to(inputs.out_dir).as_posix() for p in files]},
+                  csv={"leaderboard.csv": rows}, files=files)
+
+
+SECTIONS = [Section(key="ratings", title="Pairwise ratings", tasks=rated_tasks, build=build, order=10)]
