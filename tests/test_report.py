@@ -197,7 +197,7 @@ def test_gap_profiles_with_judged_and_objective_logs(tmp_path: Path) -> None:
 
 
 def test_bad_inputs(logs: dict[str, Path], tmp_path: Path) -> None:
-    with pytest.raises(EqEvalsError, match="neither judgment logs"):
+    with pytest.raises(EqEvalsError, match="nothing to rate(.|\n)*no leaderboard reads these logs"):
         run([str(logs["gen"])], str(tmp_path), progress=False)
     with pytest.raises(EqEvalsError, match="nothing-here does not exist"):
         run([str(tmp_path / "nothing-here")], str(tmp_path), progress=False)

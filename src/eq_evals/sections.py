@@ -56,7 +56,8 @@ class Result:
 
     @property
     def empty(self) -> bool:
-        return not (self.markdown or self.json or self.csv)
+        """Nothing to show (a section with no logs of its tasks may still put empty entries in the JSON)."""
+        return not self.markdown
 
 
 @dataclass(frozen=True)

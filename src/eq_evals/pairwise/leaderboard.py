@@ -342,7 +342,7 @@ def build(inputs: Inputs) -> Result:
     inputs.shared["comparisons"] = judged.comparisons
     inputs.shared["partial_groups"] = judged.partial_groups
     if not judged.comparisons:
-        return Result(csv={"leaderboard.csv": []})
+        return Result(json={"tables": [], "judges": {}}, csv={"leaderboard.csv": []})
     tables = build_tables(judged.comparisons, inputs.method, inputs.bootstrap, inputs.seed, inputs.progress,
                           partial_groups=judged.partial_groups)
     judges = {}
