@@ -40,6 +40,7 @@ def documented_spellings() -> set[tuple[str, ...]]:
     parser, found = build_parser(), set()
     for doc in DOCS:
         text = doc.read_text(encoding="utf-8")
+        text = re.sub(r"```bibtex\n.*?```", "", text, flags=re.DOTALL)  # citations name eq-evals, not a command
         code = re.findall(r"```[a-z]*\n(.*?)```", text, flags=re.DOTALL) + re.findall(r"`([^`\n]+)`", text)
         for snippet in code:
             for words in re.findall(r"(?<![\w/-])eq-evals((?: +[a-z][a-z0-9_-]*)+)", snippet):

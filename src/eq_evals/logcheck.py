@@ -138,6 +138,7 @@ class LogCheck:
     scored: Counter = field(default_factory=Counter)            # scorer -> scored samples
     partial_inputs: int = 0  # samples built from partial logs (facet_pairwise -T allow_partial=true)
     data_versions: list[str] = field(default_factory=list)  # distinct data_source records of the samples
+    datasets: list[str] = field(default_factory=list)  # the header's dataset versions: name@sha256 (12 digits)
     samples_read: bool = True
 
     @property
@@ -169,7 +170,7 @@ class LogCheck:
                 "status": self.status, "complete": self.complete, "state": self.state(), "planned": self.planned,
                 "present": self.present, "errored": self.errored, "errors": dict(self.errors),
                 "scored": dict(self.scored), "partial_inputs": self.partial_inputs,
-                "data_versions": self.data_versions,
+                "data_versions": self.data_versions, "datasets": self.datasets,
                 "unscored": [{"scorer": s, "reason": r, "count": n} for (s, r), n in sorted(self.unscored.items())]}
 
 
@@ -190,7 +191,9 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
         model=ev.model, roles=_roles(log), task_args=_task_args(ev.task_args),
         dataset=f"{where} ({ds.samples} samples)" if ds.samples is not None else str(where), sample_ids=ids,
         epochs=epochs, status=str(log.status), error=_first_line(log.error.message) if log.error else "",
-        planned=planned, samples_read=log.samples is not None)
+        planned=planned, samples_read=log.samples is not None,
+        datasets=sorted({f"{v.get('name') or '?'}@{str(v['sha256'])[:12]}" for v in (ev.metadata or {}).get("datasets") or []
+                         if isinstance(v, dict) and v.get("sha256")}))
     if log.samples is None:
         info.present = results.completed_samples if results is not None else 0
         return info
@@ -344,6 +347,18 @@ def gate(paths: str | Iterable[str], *, tasks: Collection[str] | None = None, al
             continue
         log = read(path)
         add(out, log, check(log, path), allow_partial, flag)
+    # data versions recorded per sample (LongEmotion's data_source: file, origin, revision, md5)
+    by_task: dict[str, dict[str, list[str]]] = {}
+    for _, info in out.kept:
+        if info.data_versions:
+            by_task.setdefault(info.task, {}).setdefault(" | ".join(info.data_versions), []).append(info.path)
+    sample_problems = [f"{task} logs on different data: " + "; ".join(f"{v} ({', '.join(p)})" for v, p in versions.items())
+                       for task, versions in sorted(by_task.items()) if len(versions) > 1]
+    if sample_problems and not allow_mixed:
+        raise EqEvalsError(f"{what + ': ' if what else ''}these logs were made on different dataset versions, so "
+                           "their scores are not comparable: " + " | ".join(sample_problems)
+                           + f". Read each version separately, or pass {mixed_flag} to put them together.")
+    out.mixed += sample_problems
     return out
 
 
@@ -456,6 +471,7 @@ def comparability(infos: list[LogCheck]) -> list[str]:
         differs("item set", lambda g: sorted(g.sample_ids))
         differs("epochs", lambda g: g.epochs)
         differs("data versions (file, origin, revision, md5)", lambda g: g.data_versions)
+        differs("dataset versions (content hash)", lambda g: g.datasets)
         differs("model roles (judge, simulated user, grader)", lambda g: g.roles)
         models = Counter(g.model for g in group)
         for model, n in sorted(models.items()):

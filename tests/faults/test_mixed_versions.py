@@ -97,8 +97,6 @@ def test_ratings_refuse_the_mixed_judgments(facet: dict, tmp_path: Path, capsys:
     assert "--allow-mixed-datasets" in err
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: eq-evals agreement pools judgments of different dataset versions "
-                                       "silently")
 def test_agreement_refuses_mixed_dataset_versions(facet: dict, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     ids = [str(s.id) for log in facet["judged"] for s in log.samples]
     human = tmp_path / "human.csv"
@@ -107,8 +105,6 @@ def test_agreement_refuses_mixed_dataset_versions(facet: dict, tmp_path: Path, c
     assert_refused(code, out + err, [facet["j1"]], [facet["j2"]])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: eq-evals doctor finds generation logs of different dataset versions "
-                                       "comparable")
 def test_doctor_flags_mixed_dataset_versions(facet: dict, capsys: pytest.CaptureFixture) -> None:
     oracle, malformed = facet["v1"][1], facet["v2"][1]  # two models, same task arguments, different data
     code, out, _ = eq_evals(capsys, "doctor", oracle, malformed, "--json")
@@ -117,8 +113,6 @@ def test_doctor_flags_mixed_dataset_versions(facet: dict, capsys: pytest.Capture
     assert_refused(code, " ".join(report["comparability"]), [oracle], [malformed])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: facet_pairwise judges replies to different prompts when given "
-                                       "generation logs of different dataset versions")
 def test_facet_pairwise_refuses_generations_of_different_versions(facet: dict, tmp_path: Path) -> None:
     mixed = copy_logs([facet["v1"][1], facet["v2"][1]], tmp_path / "gen")  # oracle (v1) and malformed (v2)
     assert_task_refused(lambda: run("eq_evals/facet_pairwise", None, tmp_path / "judged", model_roles=JUDGE,
@@ -128,8 +122,6 @@ def test_facet_pairwise_refuses_generations_of_different_versions(facet: dict, t
 
 # --- SAGE ------------------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="issue 19: eq-evals sage leaderboard ranks logs of different dataset versions "
-                                       "side by side without a word")
 def test_sage_leaderboard_refuses_mixed_dataset_versions(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     changed = overlay(tmp_path / "overlay", "sage/scenarios_emotional.jsonl", "first_talk")
     user = {"simulated_user": get_model("eq_evals/scripted-sage-user", changes=10)}
@@ -142,8 +134,6 @@ def test_sage_leaderboard_refuses_mixed_dataset_versions(tmp_path: Path, capsys:
 
 # --- LongEmotion -------------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="issue 19: eq-evals longemotion table puts logs of different dataset versions "
-                                       "in one table without a word")
 def test_longemotion_table_refuses_mixed_dataset_versions(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     copy = Path(shutil.copytree(LE_FIXTURES, tmp_path / "changed"))
     rewrite_jsonl(copy / "Emotion_Classification_Emobench.jsonl",
@@ -175,16 +165,12 @@ def pace(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "b1": Path(battles[0].location), "b2": Path(battles[1].location)}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: eq-evals pace weights fits weights from battle logs of different "
-                                       "dataset versions without a word")
 def test_pace_weights_refuse_mixed_dataset_versions(pace: dict, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     code, out, err = eq_evals(capsys, "pace", "weights", pace["b1"], pace["b2"], "--bootstrap", "0",
                               "--fallback", "uniform", "--out", tmp_path / "w.json")
     assert_refused(code, out + err, [pace["b1"]], [pace["b2"]])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: pace_pairwise judges replies to different prompts when given "
-                                       "generation logs of different dataset versions")
 def test_pace_pairwise_refuses_generations_of_different_versions(pace: dict, tmp_path: Path) -> None:
     mixed = copy_logs([pace["v1"][0], pace["v2"][1]], tmp_path / "gen")  # echo (v1) and oracle (v2)
     assert_task_refused(lambda: run("eq_evals/pace_pairwise", None, tmp_path / "battles", model_roles=BOARD,

@@ -136,7 +136,6 @@ def sage_tie(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: equal SAGE scores get different ranks without a tie mark")
 def test_equal_sage_scores_are_marked_as_a_tie(sage_tie: Path, capsys: pytest.CaptureFixture) -> None:
     _, out, _ = eq_evals(capsys, "sage", "leaderboard", sage_tie, "--json")
     rows = json.loads(out)

@@ -59,8 +59,6 @@ def test_pace_weights_from_the_clean_battle_log(battles: dict, tmp_path: Path, c
     assert result["n_records"] == 6  # 3 battles, 2 responses each
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: eq-evals pace weights fits weights from a cancelled battle log "
-                                       "without a warning")
 def test_pace_weights_refuse_or_mark_a_cancelled_battle_log(battles: dict, tmp_path: Path,
                                                             capsys: pytest.CaptureFixture) -> None:
     code, said, result = weights(capsys, tmp_path / "w.json", battles["cancelled"])
@@ -69,8 +67,6 @@ def test_pace_weights_refuse_or_mark_a_cancelled_battle_log(battles: dict, tmp_p
         assert "partial" in json.dumps(result).lower()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: after inspect eval-retry, eq-evals pace weights counts the battles "
-                                       "of the original and of the retry (10 records where a clean run has 6)")
 def test_pace_weights_count_a_retry_chain_once(battles: dict, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     _, _, clean = weights(capsys, tmp_path / "clean.json", battles["clean"])
     code, said, result = weights(capsys, tmp_path / "chain.json", battles["cancelled"].parent)
@@ -99,8 +95,6 @@ def failed_twice(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return {"folder": root / "logs", "first": first.location, "retry": str(retry)}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: a retry that failed again (every sample errored, status success, no "
-                                       "results) is taken as complete; doctor says it was finished by itself")
 def test_a_retry_that_failed_again_is_not_complete(failed_twice: dict, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture) -> None:
     code, out, _ = eq_evals(capsys, "doctor", str(failed_twice["folder"]))

@@ -20,4 +20,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
     t.add_argument("--allow-partial", action="store_true",
                    help="include logs that are not complete (cancelled, errored), their cells marked partial")
+    t.add_argument("--allow-mixed-datasets", action="store_true",
+                   help="put logs made on different versions of the same data origin in one table")
     t.set_defaults(func=cmd_table)

@@ -17,7 +17,6 @@ from typing import Any, Iterable
 
 from eq_evals import logcheck
 from eq_evals.errors import EqEvalsError
-from eq_evals.logcheck import expand_log_paths
 
 # task -> (column, headline metric, factor to the paper's scale, unit)
 TASKS: dict[str, tuple[str, str, float, str]] = {
@@ -69,16 +68,29 @@ def _metric(log: Any, name: str) -> tuple[float | None, float | None]:
     return None, None
 
 
-def collect(paths: Iterable[str], allow_partial: bool = False) -> tuple[list[Row], list[str]]:
-    """The table's rows and the warnings to show with it."""
-    selection = logcheck.Selection(retried=logcheck.completed_retries(files := expand_log_paths(list(paths))))
+def collect(paths: Iterable[str], allow_partial: bool = False,
+            allow_mixed: bool = False) -> tuple[list[Row], list[str]]:
+    """The table's rows and the warnings to show with it, from logs read through the gate
+    (``eq_evals.logcheck.gate``). Rows are kept apart by data origin (the release, a local copy, the project's
+    fixtures); logs of one origin made on different contents of the data (file checksums) are refused, naming
+    them, unless ``allow_mixed``."""
+    selection = logcheck.gate(paths, tasks=set(TASKS), allow_partial=allow_partial, allow_mixed=True,
+                              what="eq-evals longemotion table")
+    by_origin: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for _, info in selection.kept:
+        by_origin.setdefault((info.task, _origin(info)), {}).setdefault(" | ".join(info.data_versions),
+                                                                        []).append(info.path)
+    mixed = [f"{task} on data {origin}: " + "; ".join(f"{v} ({', '.join(p)})" for v, p in versions.items())
+             for (task, origin), versions in sorted(by_origin.items()) if len(versions) > 1]
+    if mixed and not allow_mixed:
+        raise EqEvalsError("eq-evals longemotion table: these logs were made on different dataset versions of the "
+                           "same data origin, so their cells are not comparable: " + " | ".join(mixed)
+                           + ". Read each version separately, or pass --allow-mixed-datasets to put them together.")
     infos: dict[tuple[str, str, str, str], list[logcheck.LogCheck]] = {}
     rows: dict[tuple[str, str, str], Row] = {}
-    for file in files:
-        log, info = logcheck.read_checked(file)
+    for log, info in selection.kept:
+        file = info.path
         task = info.task
-        if task not in TASKS or not logcheck.add(selection, log, info, allow_partial):
-            continue
         method = str(info.task_args.get("method", "base"))
         data = _origin(info)
         column, metric, factor, _ = TASKS[task]
@@ -131,7 +143,8 @@ def to_json(rows: list[Row], warnings: list[str]) -> str:
 
 
 def cmd_table(args: Any) -> int:
-    rows, warnings = collect(args.logs, allow_partial=args.allow_partial)
+    rows, warnings = collect(args.logs, allow_partial=args.allow_partial,
+                             allow_mixed=getattr(args, "allow_mixed_datasets", False))
     if not rows:
         raise EqEvalsError("\n".join([f"no LongEmotion logs in {', '.join(args.logs)}", *warnings]))
     print(to_json(rows, warnings) if args.json else render(rows, warnings))

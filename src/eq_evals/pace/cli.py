@@ -72,7 +72,8 @@ def _check_row(row: Any, where: str, y: str, discretize: str, keep: tuple[str, .
 
 
 def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none",
-                      cluster: str | None = None) -> list[dict[str, Any]]:
+                      cluster: str | None = None, allow_partial: bool = False,
+                      allow_mixed: bool = False) -> list[dict[str, Any]]:
     """Observations from CSV / JSONL files (validated; a bad row raises EqEvalsError naming file:line).
 
     Each observation keeps P, A, C, E, ``y``, ``count`` when given, ``item`` and the ``cluster`` column when
@@ -120,7 +121,7 @@ def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none
                 f"reading PACE logs ({', '.join(logs)}) needs eq_evals.pace.logs.observations_from_logs, which this "
                 "installation does not provide yet; export the labels as CSV or JSONL with columns P, A, C, E, Y"
             ) from None
-        rows.extend(observations_from_logs(logs, y=y))
+        rows.extend(observations_from_logs(logs, y=y, allow_partial=allow_partial, allow_mixed=allow_mixed))
     if not rows:
         raise EqEvalsError(f"no observations in {', '.join(paths)}")
     return rows
@@ -161,7 +162,8 @@ def cmd_weights(args: argparse.Namespace) -> int:
     else:
         cluster = args.cluster
         rows = load_observations(args.data, y=args.y, discretize=args.discretize,
-                                 cluster=None if cluster in ("auto", "none") else cluster)
+                                 cluster=None if cluster in ("auto", "none") else cluster,
+                                 allow_partial=args.allow_partial, allow_mixed=args.allow_mixed_datasets)
         if cluster == "auto":
             cluster = "item" if all("item" in r for r in rows) else None
         elif cluster == "none":
@@ -175,6 +177,11 @@ def cmd_weights(args: argparse.Namespace) -> int:
         except (PositivityError, DegenerateWeightsError, ValueError) as ex:
             raise EqEvalsError(f"{', '.join(args.data)}: {ex}") from None
         result = fitted.as_dict()
+        partial_rows = sum(1 for r in rows if r.get("partial"))
+        if partial_rows:  # kept with --allow-partial: the weights say so, in the JSON and on screen
+            result["partial"] = {"records": partial_rows, "note": "some records come from logs that are not "
+                                 "complete (--allow-partial)"}
+            print(f"PARTIAL: {partial_rows} of {len(rows)} records come from logs that are not complete")
         result.update({"source": "estimated", "data": list(args.data), "n_records": len(rows),
                        "note": "W = effective information of X on Y under parent adjustment (PACE Def. 3.1, "
                                "Thm 3.1); W̄ = W / sum W. Y must be an independent overall judgement, never a "
@@ -228,4 +235,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p_w.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p_w.add_argument("--fallback", choices=["uniform"], default=None,
                      help="equal weights instead of an error when no dimension has any effect on Y")
+    p_w.add_argument("--allow-partial", action="store_true",
+                     help="include battle logs that are not complete (cancelled, errored); the weights are then "
+                          "marked partial")
+    p_w.add_argument("--allow-mixed-datasets", action="store_true",
+                     help="fit on battle logs made on different dataset or task versions")
     p_w.set_defaults(func=cmd_weights)

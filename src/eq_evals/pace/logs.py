@@ -138,12 +138,28 @@ def weight_rows_from_logs(logs: str | Iterable[str] | Iterable[EvalLog], *, thre
     return rows, dict(skipped)
 
 
-def observations_from_logs(paths: Iterable[str], *, y: str = "Y", threshold: float = 6.0) -> list[dict[str, Any]]:
-    """``eq-evals pace weights LOGS``: the rows of ``weight_rows_from_logs`` with the outcome column named ``y``
-    (battles left out are reported on stderr)."""
+def observations_from_logs(paths: Iterable[str], *, y: str = "Y", threshold: float = 6.0,
+                           allow_partial: bool = False, allow_mixed: bool = False) -> list[dict[str, Any]]:
+    """``eq-evals pace weights LOGS``: the rows of ``weight_rows_from_logs`` with the outcome column named ``y``,
+    from logs read through the gate (``eq_evals.logcheck.gate``: a cancelled or errored log is skipped with a
+    warning, or kept with ``allow_partial`` and its rows marked ``partial``; one log per retry chain, so a retried
+    run's battles count once; one data and task version unless ``allow_mixed``). Battles left out and the gate's
+    warnings are reported on stderr."""
     import sys
 
-    rows, skipped = weight_rows_from_logs(list(paths), threshold=threshold)
-    if skipped:
-        print(f"PACE logs: battles/responses left out: {skipped}", file=sys.stderr)
-    return [{**{k: v for k, v in r.items() if k != "Y"}, y: r["Y"]} for r in rows]
+    from eq_evals.logcheck import gate
+
+    selection = gate(list(paths), tasks={BATTLE_TASK, POINTWISE_TASK}, allow_partial=allow_partial,
+                     allow_mixed=allow_mixed, what="eq-evals pace weights")
+    for warning in selection.warnings:
+        print(f"eq-evals: {warning}", file=sys.stderr)
+    rows: list[dict[str, Any]] = []
+    for log, info in selection.kept:
+        found, skipped = weight_rows_from_logs([log], threshold=threshold)
+        if skipped:
+            print(f"PACE logs: {info.path}: battles/responses left out: {skipped}", file=sys.stderr)
+        rows += [{**{k: v for k, v in r.items() if k != "Y"}, y: r["Y"], **({"partial": True} if not info.complete
+                                                                            else {})} for r in found]
+    if not rows and not selection.kept:
+        raise EqEvalsError("no complete PACE battle logs:\n" + "\n".join(selection.warnings))
+    return rows
