@@ -1,7 +1,7 @@
 """The catalogue of building blocks a task declaration can name.
 
 Each benchmark package registers its parts with the decorators below in its ``components`` module
-(``eq_evals.<benchmark>.components``), listed in ``BENCHMARKS``. Declarations refer to parts by name; the
+(``eq_evals.<benchmark>.components``); the packages are found, not listed (:func:`packages`). Declarations refer to parts by name; the
 engine checks names and arguments at load time. A task that reuses existing parts is YAML only; a new
 data format or scoring rule adds one registered function.
 
@@ -11,14 +11,15 @@ declaration's literal arguments, to check referenced files (templates, rubrics, 
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable
 
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Metric, accuracy, mean, stderr
 from inspect_ai.solver import generate, system_message
 
-BENCHMARKS = ("core", "pairwise", "facet", "sage", "longemotion", "pace", "heart")
+# The shared layers that register parts every benchmark can use; every other subpackage with a ``components``
+# module is a benchmark (docs/architecture.md).
+SHARED = ("core", "pairwise")
 
 DATASETS: dict[str, Callable[..., list]] = {}
 SOLVERS: dict[str, Callable[..., Any]] = {"generate": generate, "system_message": system_message}
@@ -44,10 +45,36 @@ def register(kind: str, name: str | None = None) -> Callable[[Callable], Callabl
     return add
 
 
+def package_modules(module: str) -> dict[str, Any]:
+    """Package name -> its imported ``eq_evals.<package>.<module>``, for every subpackage of eq_evals that has one
+    (the one way packages are found: components, leaderboard sections, command groups)."""
+    import importlib.util
+    import pkgutil
+
+    import eq_evals
+
+    out = {}
+    for info in sorted(pkgutil.iter_modules(eq_evals.__path__), key=lambda i: i.name):
+        if info.ispkg and not info.name.startswith("_") and \
+                importlib.util.find_spec(f"eq_evals.{info.name}.{module}") is not None:
+            out[info.name] = importlib.import_module(f"eq_evals.{info.name}.{module}")
+    return out
+
+
+def packages() -> list[str]:
+    """The shared layers, then every benchmark package (a subpackage of eq_evals with a ``components`` module)."""
+    found = sorted(package_modules("components"))
+    return [p for p in SHARED if p in found] + [p for p in found if p not in SHARED]
+
+
+def benchmarks() -> list[str]:
+    """The benchmark packages (discovered): every package with components that is not a shared layer."""
+    return [p for p in packages() if p not in SHARED]
+
+
 def load_all() -> None:
-    """Import every benchmark's components module (idempotent)."""
-    for benchmark in BENCHMARKS:
-        importlib.import_module(f"eq_evals.{benchmark}.components")
+    """Import every package's components module (idempotent)."""
+    package_modules("components")
 
 
 def build_metric(entry: Any) -> Metric:

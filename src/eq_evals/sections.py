@@ -12,8 +12,6 @@ renders what the sections return to Markdown, CSV and JSON. A section never read
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -76,16 +74,9 @@ class Section:
 
 
 def _benchmark_modules(name: str) -> list[Any]:
-    import eq_evals
+    from eq_evals.components import package_modules
 
-    out = []
-    for info in sorted(pkgutil.iter_modules(eq_evals.__path__), key=lambda i: i.name):
-        if not info.ispkg:
-            continue
-        if importlib.util.find_spec(f"eq_evals.{info.name}.{name}") is None:
-            continue
-        out.append(importlib.import_module(f"eq_evals.{info.name}.{name}"))
-    return out
+    return list(package_modules(name).values())
 
 
 @cache

@@ -80,17 +80,9 @@ def verb_modules() -> list[ModuleType]:
 
 def benchmark_modules() -> dict[str, ModuleType]:
     """Benchmark name -> its ``cli`` module, for every subpackage of eq_evals that has one."""
-    import importlib.util
+    from eq_evals.components import package_modules
 
-    out: dict[str, ModuleType] = {}
-    pkg = importlib.import_module("eq_evals")
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if not info.ispkg or info.name.startswith("_") or f"eq_evals.{info.name}" == __name__:
-            continue
-        if importlib.util.find_spec(f"eq_evals.{info.name}.cli") is None:
-            continue
-        out[info.name] = importlib.import_module(f"eq_evals.{info.name}.cli")
-    return out
+    return package_modules("cli")
 
 
 def validators() -> dict[str, ModuleType]:

@@ -32,7 +32,7 @@ from inspect_ai.util import span
 
 from eq_evals.errors import EqEvalsError
 from eq_evals.core.text import length
-from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump, log_verdicts
+from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump, has_verdicts, log_verdicts
 from eq_evals.ratings import Verdict
 from eq_evals.resources import load_yaml
 
@@ -124,9 +124,6 @@ def parse_verdict(reply: str) -> Verdict:
     return Verdict(None, 0)
 
 
-JUDGE_TASK = "facet_pairwise"
-
-
 def call_key(judge: Model | str, prompt: str, config: GenerateConfig) -> str:
     """The identity of one judge call: judge model, exact prompt (so the rubric version, the dimension, the
     language, the matchup and the order of the two responses) and the sampling settings that change replies."""
@@ -138,13 +135,14 @@ def load_verdicts(logs: str) -> dict[str, JudgeCall]:
     """call key -> the recorded call (with ``reused_from`` = its log), for every parsed call in earlier judging
     logs, including logs of runs that crashed or were cancelled (their finished samples). Calls without a key
     and unparseable calls are not reused. Logs of other tasks are an error."""
-    from eq_evals.logcheck import expand_log_paths, read, task_name
+    from eq_evals.logcheck import expand_log_paths, read
 
     out: dict[str, JudgeCall] = {}
     for path in expand_log_paths(logs):
         log = read(path)
-        if task_name(log) != JUDGE_TASK:
-            raise EqEvalsError(f"-T reuse: {path} is a log of {log.eval.task}, not of a judging task ({JUDGE_TASK})")
+        if not has_verdicts(log) and log.samples:
+            raise EqEvalsError(f"-T reuse: {path} is a log of {log.eval.task}, not of a judging task (its samples "
+                               "carry no verdict records)")
         for _, verdict in log_verdicts(log, path):
             for call in verdict.calls:
                 if call.key and call.verdict is not None:
