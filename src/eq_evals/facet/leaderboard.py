@@ -73,7 +73,8 @@ def collect(inputs: Inputs) -> Objective:
     # an objective row is partial when a score it keeps (after de-duplication) comes from a partial log
     out.partial = {(model, language) for (model, language, _), entries in out.scores.items()
                    if any(v[1] in partial_indexes for v in entries.values())}
-    out.partial_groups = set(inputs.shared.get("partial_groups", set()))
+    out.partial_groups = {(lang, dim) for task, lang, dim in inputs.shared.get("partial_groups", set())
+                          if task in RATED_TASKS}
     return out
 
 
@@ -281,7 +282,7 @@ def build(inputs: Inputs) -> Result:
     crisis = crisis_matrices(collected)
     notes: list[str] = []
     reference = objective_reference(collected, notes) if objective else {}
-    comparisons = inputs.shared.get("comparisons") or []
+    comparisons = [c for task in RATED_TASKS for c in (inputs.shared.get("comparisons") or {}).get(task, [])]
     gap = gap_rows(subjective_overall(comparisons), objective) if comparisons and objective else {}
     mark_partial_gap(gap, collected)
     unscored = {key: sum(1 for v in entries.values() if math.isnan(v[2]))

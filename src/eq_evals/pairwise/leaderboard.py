@@ -37,6 +37,7 @@ from eq_evals.ratings import (
     trueskill_eqbench3,
     trueskill_facet,
 )
+from eq_evals.ratings.bradley_terry import components
 from eq_evals.ratings.parallel import run_calls
 from eq_evals.sections import Inputs, Result, Section, rated_tasks
 
@@ -74,9 +75,10 @@ class Judged:
     """Comparisons and judge diagnostics from the judging logs."""
 
     comparisons: list[Comparison] = field(default_factory=list)
+    by_task: dict[str, list[Comparison]] = field(default_factory=lambda: defaultdict(list))
     judges: dict[str, JudgeStats] = field(default_factory=lambda: defaultdict(JudgeStats))
     judged_models: set[str] = field(default_factory=set)
-    partial_groups: set[tuple[str, str]] = field(default_factory=set)  # (language, dimension) from partial logs
+    partial_groups: set[tuple[str, str, str]] = field(default_factory=set)  # (task, language, dimension), partial
 
 
 def judged_comparisons(inputs: Inputs) -> Judged:
@@ -99,8 +101,10 @@ def judged_comparisons(inputs: Inputs) -> Judged:
                 if comp is None:
                     continue
                 out.comparisons.append(comp)
+                out.by_task[info.task].append(comp)
                 if from_partial:
-                    out.partial_groups |= {(comp.language, comp.dimension), (comp.language, "overall")}
+                    out.partial_groups |= {(info.task, comp.language, comp.dimension),
+                                           (info.task, comp.language, "overall")}
                 if not any(c.judge == j.judge for c in v.calls):
                     continue  # a verdict without recorded calls (a board's): no judge diagnostics
                 stats = out.judges[j.judge]
@@ -142,11 +146,14 @@ class Table:
     n_comparisons: int
     note: str = ""
     partial: bool = False  # some comparisons come from a log that is not complete (--allow-partial)
+    task: str = ""  # the judging task, named in titles when several tasks are rated (never pooled together)
     # Overall tables only: model -> (plain mean of its per-dimension ratings, number of dimensions). A different
     # statistic from the Overall rating, which rates all dimensions' comparisons pooled (spec §4.7 REC).
     dimension_means: dict[str, tuple[float, int]] = field(default_factory=dict)
 
 
+# fewer matchups than this for a model: the table says its order rests on a small sample (docs/ratings.md)
+MIN_MATCHUPS = 10
 PARALLEL_MIN_COMPARISONS = 50_000  # below this, forking workers costs more than it saves
 
 
@@ -178,10 +185,22 @@ def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, see
     for (language, dimension, comps), (ratings, error) in zip(jobs, results):
         if error is not None:
             raise EqEvalsError(f"{language}/{dimension}: {error}") from None
-        note = ""
+        notes = []
         if all(c.outcome == 0.5 for c in comps):
-            note = "every comparison is a draw: the ratings carry no ranking information"
-        tables.append(Table(language, dimension, leaderboard(ratings), len(comps), note,
+            notes.append("every comparison is a draw: the ratings carry no ranking information")
+        models = sorted({c.model_a for c in comps} | {c.model_b for c in comps})
+        groups = components(comps, models)
+        if len(groups) > 1:  # only bt and thurstone refuse (their fits raise); the sequential methods still rank
+            notes.append(f"the comparison graph is disconnected into {len(groups)} components ("
+                         + "; ".join(", ".join(g) for g in groups) + "): ratings across components are not "
+                         "comparable, only within one")
+        fewest = min(sum(1 for c in comps if m in (c.model_a, c.model_b)) for m in models)
+        if fewest < MIN_MATCHUPS:
+            notes.append(f"small sample: only {len(comps)} comparisons, the fewest for one model {fewest} (under "
+                         f"{MIN_MATCHUPS}); the order may change with more"
+                         + ("; sequential updates weigh the last matchups most" if method in ("trueskill", "eqbench3",
+                                                                                               "elo") else ""))
+        tables.append(Table(language, dimension, leaderboard(ratings), len(comps), "; ".join(notes),
                             partial=(language, dimension) in set(partial_groups)))
     for t in tables:
         if t.dimension == "overall":
@@ -207,7 +226,8 @@ def render_tables(method: str, tables: list[Table], judges: dict) -> str:
         overall = t.dimension == "overall"
         partial = (" PARTIAL: some comparisons come from logs that are not complete (see Notes)."
                    if t.partial else "")
-        lines += [f"## {t.language} / {title}" + (" (partial)" if t.partial else ""), "",
+        where = f"{t.task} · " if len({x.task for x in tables}) > 1 else ""
+        lines += [f"## {where}{t.language} / {title}" + (" (partial)" if t.partial else ""), "",
                   f"{t.n_comparisons} comparisons." + (f" Note: {t.note}." if t.note else "") + partial, "",
                   "| rank | model | rating | 95% interval | matchups | wins | losses | draws |"
                   + (" mean of dimension ratings † |" if overall else ""),
@@ -241,8 +261,8 @@ def rows_for_csv(tables: list[Table]) -> list[dict[str, Any]]:
         for rank, r in enumerate(t.ratings, 1):
             lo, hi = _interval(r)
             mean = t.dimension_means.get(r.model)
-            rows.append({"language": t.language, "dimension": t.dimension, "rank": rank, "model": r.model,
-                         "partial": t.partial,
+            rows.append({"task": t.task, "language": t.language, "dimension": t.dimension, "rank": rank, "model": r.model,
+                         "partial": t.partial, "note": t.note,
                          "rating": round(r.score, 3), "lower": None if lo is None else round(lo, 3),
                          "upper": None if hi is None else round(hi, 3), "sigma": r.sigma, "matchups": r.n,
                          "wins": r.wins, "losses": r.losses, "draws": r.draws,
@@ -321,30 +341,38 @@ def plot(tables: list[Table], path: Path, method: str) -> list[Path]:
     xlim = _chart_limits(tables)
     written = []
     overall = []
-    for language in sorted({t.language for t in tables}):
-        mine = [t for t in tables if t.language == language]
+    several = len({t.task for t in tables}) > 1
+    for task, language in sorted({(t.task, t.language) for t in tables}):
+        mine = [t for t in tables if (t.task, t.language) == (task, language)]
         top = next((t for t in mine if t.dimension == "overall"), None) or mine[0]
-        overall.append((top, f"{language} / {top.dimension} ({top.n_comparisons} comparisons)"))
+        overall.append((top, f"{task + ' · ' if several else ''}{language} / {top.dimension} "
+                             f"({top.n_comparisons} comparisons)"))
     _chart_figure(overall, path, method, xlim, f"Overall ratings: {METHODS[method]}")
     written.append(path)
     charts = path.parent / "charts"
     charts.mkdir(exist_ok=True)
     for t in tables:
-        file = charts / f"{metric_key(t.language, t.dimension)}.png"
-        _chart_figure([(t, f"{t.language} / {t.dimension} ({t.n_comparisons} comparisons)")], file, method, xlim,
-                      t.note)
+        file = charts / f"{(t.task + '_') if several else ''}{metric_key(t.language, t.dimension)}.png"
+        _chart_figure([(t, f"{t.task + ' · ' if several else ''}{t.language} / {t.dimension} "
+                           f"({t.n_comparisons} comparisons)")], file, method, xlim, t.note)
         written.append(file)
     return written
 
 
 def build(inputs: Inputs) -> Result:
     judged = judged_comparisons(inputs)
-    inputs.shared["comparisons"] = judged.comparisons
+    # each judging task is rated on its own (FACET's interaction dimensions and PACE's battles are never pooled
+    # into one Overall); other sections read their own task's comparisons (FACET's subjective-objective gap)
+    inputs.shared["comparisons"] = dict(judged.by_task)
     inputs.shared["partial_groups"] = judged.partial_groups
     if not judged.comparisons:
         return Result(json={"tables": [], "judges": {}}, csv={"leaderboard.csv": []})
-    tables = build_tables(judged.comparisons, inputs.method, inputs.bootstrap, inputs.seed, inputs.progress,
-                          partial_groups=judged.partial_groups)
+    tables = []
+    for task, comps in sorted(judged.by_task.items()):
+        for t in build_tables(comps, inputs.method, inputs.bootstrap, inputs.seed, inputs.progress,
+                              partial_groups={(lang, dim) for tk, lang, dim in judged.partial_groups if tk == task}):
+            t.task = task
+            tables.append(t)
     judges = {}
     for judge, stats in judged.judges.items():
         d = stats.as_dict()
@@ -354,7 +382,7 @@ def build(inputs: Inputs) -> Result:
     files = plot(tables, inputs.out_dir / "leaderboard.png", inputs.method)
     return Result(markdown=render_tables(inputs.method, tables, judges),
                   json={"tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL, "judges": judges,
-                        "notes": {f"{t.language}/{t.dimension}": t.note for t in tables if t.note},
+                        "notes": {f"{t.task}/{t.language}/{t.dimension}": t.note for t in tables if t.note},
                         "charts": [p.relative_to(inputs.out_dir).as_posix() for p in files]},
                   csv={"leaderboard.csv": rows}, files=files)
 
