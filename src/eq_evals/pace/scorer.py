@@ -15,6 +15,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span
 
+from eq_evals.core.limits import limit_hit, limit_score, unscored_if_cut
 from eq_evals.pairwise.verdict import Judgment, PairVerdict, dump
 from eq_evals.errors import EqEvalsError
 from eq_evals.pace import board as pb
@@ -116,6 +117,10 @@ def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "
         query, reply = state.input_text, (state.output.completion if state.output else "").strip()
         base = {"weights": w, "weights_source": source, "ca_mode": ca_mode, "threshold": threshold,
                 "dropped": pb.dropped(drop)}
+        hit = limit_hit()
+        if hit is not None:  # cut by a limit: no reply to judge, whatever text came before it (core.limits)
+            return limit_score(hit, before="the tested model replied", reason="limit" if reply else "no_reply",
+                               metadata=base)
         if not reply:
             return Score.unscored(reason="no_reply", explanation="the tested model gave no reply", metadata=base)
         reports = await pb.review(spec, dims, language, attempts, {"query": query, "reply": reply}, config=config)
@@ -178,6 +183,8 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
     config = pb.judge_config(judge_max_tokens)
 
     async def score(state: TaskState, target: Target) -> Score:
+        if cut := unscored_if_cut(before="the battle was judged"):
+            return cut
         pb.check_roles(roles)
         spec = pb.load_board(board)
         md = state.metadata
