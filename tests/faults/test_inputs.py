@@ -35,8 +35,6 @@ def overlay_redeclaring_facet_hidden(tmp_path: Path) -> Path:
     return tmp_path / "my_evals"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: an overlay that re-declares a bundled task wins or loses depending "
-                                       "on whether EQ_EVALS_PATH is absolute or relative")
 def test_an_overlay_redeclaring_a_bundled_task_wins_however_its_path_is_written(
         overlay_redeclaring_facet_hidden: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
