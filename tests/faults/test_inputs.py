@@ -65,7 +65,6 @@ def test_a_facet_item_of_only_whitespace_is_refused(tmp_path: Path) -> None:
         _run_on(_items(tmp_path, " \n\t "), tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: a FACET item whose text is only zero-width characters is accepted")
 def test_a_facet_item_of_only_zero_width_characters_is_refused(tmp_path: Path) -> None:
     with pytest.raises(EqEvalsError, match=r"items.jsonl, row line 2: field 'input'"):
         _run_on(_items(tmp_path, "\u200b\u200c\u200d\u2060\ufeff"), tmp_path)

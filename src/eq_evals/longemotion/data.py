@@ -25,7 +25,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from eq_evals.core.text import read_jsonl
+from eq_evals.core.text import check_text, read_jsonl
 from eq_evals.core.sources import hub_unreachable
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import resource
@@ -229,8 +229,8 @@ def _classification_sample(path: Path, subset: str, row: int, r: Any) -> Sample:
     # current release: content/subject; the 2025-08 files: context/Subject
     content_field = "content" if isinstance(r, dict) and "content" in r else "context"
     subject_field = "subject" if isinstance(r, dict) and "subject" in r else "Subject"
-    content = _need(r, path, where, content_field, str)
-    subject = _need(r, path, where, subject_field, str)
+    content = check_text(_need(r, path, where, content_field, str), str(path), where, content_field)
+    subject = check_text(_need(r, path, where, subject_field, str), str(path), where, subject_field)
     label = _need(r, path, where, "label", str)
     choices = _need(r, path, where, "choices", list)
     if not all(isinstance(c, str) for c in choices) or len(choices) < 2:
@@ -263,7 +263,7 @@ def detection_samples(path: Path, variant: str) -> list[Sample]:
         for i, seg in enumerate(text):
             if not isinstance(seg, dict) or not isinstance(seg.get("context"), str):
                 raise DataError(str(path), where, f"text[{i}] should be an object with a string 'context'")
-            segments.append(seg["context"])
+            segments.append(check_text(seg["context"], str(path), where, f"text[{i}].context"))
         if len(labels) != len(segments):
             raise DataError(str(path), where, f"'label' has {len(labels)} entries for {len(segments)} texts")
         if not 0 <= truth < len(segments):
@@ -285,9 +285,9 @@ def qa_samples(path: Path) -> list[Sample]:
     samples, seen = [], set()
     for row, r in enumerate(read_records(path), start=1):
         where = f"line {row}"
-        question = _need(r, path, where, "problem", str)
+        question = check_text(_need(r, path, where, "problem", str), str(path), where, "problem")
         answer = _need(r, path, where, "answer", str)
-        context = _need(r, path, where, "context", str)
+        context = check_text(_need(r, path, where, "context", str), str(path), where, "context")
         number = str(r.get("number") or f"qa-{row - 1:03d}")
         sid = number if number not in seen else f"{number}#{row - 1}"
         seen.add(sid)
@@ -337,6 +337,9 @@ def conversation_samples(path: Path, stages: str = "4") -> list[Sample]:
             client_idx = [i for i, turn in enumerate(turns) if turn["role"] == "Client"]
             if s in wanted and client_idx:
                 for point, k, p in checkpoint_positions(len(client_idx)):
+                    # the client turn the counselor replies to at this checkpoint must have something to read
+                    check_text(turns[client_idx[p]]["context"], str(path), where,
+                               f"stages[{s - 1}].conversations[{client_idx[p]}].context")
                     history = earlier + [{"role": t["role"], "context": t["context"]} for t in turns[:client_idx[p] + 1]]
                     samples.append(Sample(
                         id=f"mc-{dialogue_id}-s{s}-{point}",
@@ -368,7 +371,8 @@ def summary_samples(path: Path, variant: str) -> list[Sample]:
     samples = []
     for row, r in enumerate(read_records(path), start=1):
         where = f"line {row}"
-        report = {f: _text(_need(r, path, where, f, (str, list))) for f in REPORT_FIELDS}
+        report = {f: check_text(_text(_need(r, path, where, f, (str, list))), str(path), where, f)
+                  for f in REPORT_FIELDS}
         reference = {f: _text(_need(r, path, where, f, (str, list))) for f in SUMMARY_FIELDS}
         rid = r.get("id", row - 1)
         samples.append(Sample(
@@ -402,6 +406,7 @@ def expression_samples(situations: Path, questionnaires: Path, emotions: str | N
             for s, scenario in enumerate(scenarios):
                 if not isinstance(scenario, str):
                     raise DataError(str(situations), f"emotions[{e}].factors[{f}].scenarios[{s}]", "should be a string")
+                check_text(scenario, str(situations), f"emotions[{e}].factors[{f}]", f"scenarios[{s}]")
                 if wanted is None or name.casefold() in wanted:
                     samples.append(Sample(
                         id=f"ee-{k:03d}", input=scenario,
