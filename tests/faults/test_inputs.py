@@ -82,7 +82,6 @@ def test_a_missing_longemotion_source_names_source(tmp_path: Path) -> None:
     assert "-T source=" in message and "data_dir" not in message
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: LongEmotion -T source= errors name -T data_dir")
 @pytest.mark.parametrize("kind", ["empty folder", "hub copy not cached"])
 def test_a_longemotion_source_error_names_source_not_data_dir(kind: str, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
