@@ -8,9 +8,9 @@ debate). The Chief Arbitrator (``pace_ca``) combines them: by default determinis
 
 An agent reply is JSON ``{"score": 0-10, "rationale": ...}``; an unreadable reply is asked again with a
 correction note, then that dimension is missing with the reason and the composite renormalises over the
-dimensions present (spec §5.2), a score marked ``partial_composite`` (docs/pace.md, "The board"). A call that
-fails (a judge outage, after Inspect's own retries) raises ``JudgeOutage``: the sample errors, so ``inspect
-eval-retry`` judges it again (docs/ratings.md, "Samples that did not finish").
+dimensions present (docs/pace-weights.md), a score marked ``partial_composite`` (docs/pace.md, "The board"). A
+call that fails (a judge outage, after Inspect's own retries) raises ``JudgeOutage``: the sample errors, so
+``inspect eval-retry`` judges it again (docs/ratings.md, "Samples that did not finish").
 """
 
 from __future__ import annotations
