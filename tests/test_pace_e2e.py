@@ -88,6 +88,8 @@ def test_garbled_agent_leaves_its_dimension_missing_and_the_composite_renormalis
         assert missing(score.value["C"])  # NaN in memory, null in the log file
         assert "Conviction Guardian (C): missing: unparseable after 3 attempt(s)" in score.explanation
         assert "renormalised over P, A, E because C is missing" in score.explanation
+        assert score.reason == "partial_composite" and score.metadata["partial_composite"] is True
+        assert score.metadata["missing"] == ["C"] and score.explanation.startswith("partial composite: C missing")
         present = {d: score.value[d] for d in "PAE"}
         assert score.value["eq"] == pytest.approx(composite_eq(present, PAPER_WEIGHTS))
         assert score.metadata["reports"]["C"]["attempts"] == 3
@@ -224,12 +226,13 @@ def test_eq_evals_pace_weights_reads_battle_logs_and_refuses_pointwise(generatio
     assert "no overall preference" in capsys.readouterr().err
 
 
-def test_failing_agent_leaves_its_dimension_missing_with_the_error(tmp_path: Path) -> None:
+def test_failing_agent_errors_the_sample_so_eval_retry_judges_it_again(tmp_path: Path) -> None:
+    # a judge outage is not a missing dimension: the composite would be renormalised silently (issue 19)
     [log] = pointwise(tmp_path, models=MODELS[:1], roles={"grader": AGENT, "pace_gs": "eq_evals/scripted-fail"})
-    assert log.status == "success", log.error
-    score = log.samples[0].scores["pace_board"]
-    assert missing(score.value["E"]) and score.value["eq"] is not None
-    assert "Guidance Strategist (E): missing: the judge call failed" in score.explanation
+    assert log.status == "error"
+    errored = [s for s in log.samples if s.error is not None]
+    assert errored and not any(s.scores for s in errored)
+    assert "the call of Guidance Strategist (E, role pace_gs" in errored[0].error.message
 
 
 def test_battles_without_a_judge_stop_before_any_call(generations: Path, tmp_path: Path) -> None:

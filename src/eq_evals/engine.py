@@ -480,9 +480,11 @@ def _task_function(decl: Declaration) -> Callable[..., Task]:
 
 
 def declaration_files() -> list[Path]:
-    """Every ``tasks/**/*.yaml`` of the bundled root and of the user's EQ_EVALS_PATH folders, except fragments
-    (``_*.yaml``, which declarations include)."""
-    return sorted(f for root in roots() for f in (root / "tasks").rglob("*.yaml") if not is_fragment(f))
+    """Every ``tasks/**/*.yaml`` of the user's EQ_EVALS_PATH folders and of the bundled root, except fragments
+    (``_*.yaml``, which declarations include): root by root in ``roots()`` order (the overlays first), sorted
+    within a root. A task declared in an overlay and in the package is thus the overlay's however
+    EQ_EVALS_PATH is written (docs/adding-a-task.md: an overlay's files "are found before the bundled ones")."""
+    return [f for root in roots() for f in sorted((root / "tasks").rglob("*.yaml")) if not is_fragment(f)]
 
 
 def load_declarations_tolerant() -> tuple[list[Declaration], dict[Path, EqEvalsError]]:
@@ -495,7 +497,8 @@ def load_declarations_tolerant() -> tuple[list[Declaration], dict[Path, EqEvalsE
         try:
             d = parse_declaration(file)
             if d.spec.name in seen:
-                raise d.fail("name", f"task {d.spec.name!r} is also declared in {seen[d.spec.name].where}")
+                raise d.fail("name", f"task {d.spec.name!r} is also declared in {seen[d.spec.name].where}, which "
+                                     "is used (EQ_EVALS_PATH folders come first, in order, then the package)")
         except EqEvalsError as ex:
             broken[file] = ex
             continue

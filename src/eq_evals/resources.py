@@ -30,9 +30,18 @@ def declarative_root() -> Path:
 
 
 def roots() -> list[Path]:
-    """The user's overlay folders (EQ_EVALS_PATH), then the bundled declarative root."""
-    extra = [Path(p).expanduser() for p in os.environ.get("EQ_EVALS_PATH", "").split(os.pathsep) if p]
-    return extra + [declarative_root()]
+    """The user's overlay folders (EQ_EVALS_PATH, in its order), then the bundled declarative root.
+
+    Each overlay folder is resolved (a relative one against the current directory, symbolic links followed), so
+    what is found first never depends on how the path was written, and a folder named twice (or the bundled
+    root itself) is searched once, in its first place."""
+    extra = [Path(p).expanduser().resolve() for p in os.environ.get("EQ_EVALS_PATH", "").split(os.pathsep) if p]
+    bundled = declarative_root()
+    out: list[Path] = []
+    for root in extra + [bundled]:
+        if root.resolve() not in {r.resolve() for r in out}:
+            out.append(root)
+    return out
 
 
 def resource(kind: str, relative: str | Path) -> Path:

@@ -35,8 +35,6 @@ def overlay_redeclaring_facet_hidden(tmp_path: Path) -> Path:
     return tmp_path / "my_evals"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: an overlay that re-declares a bundled task wins or loses depending "
-                                       "on whether EQ_EVALS_PATH is absolute or relative")
 def test_an_overlay_redeclaring_a_bundled_task_wins_however_its_path_is_written(
         overlay_redeclaring_facet_hidden: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -67,7 +65,6 @@ def test_a_facet_item_of_only_whitespace_is_refused(tmp_path: Path) -> None:
         _run_on(_items(tmp_path, " \n\t "), tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: a FACET item whose text is only zero-width characters is accepted")
 def test_a_facet_item_of_only_zero_width_characters_is_refused(tmp_path: Path) -> None:
     with pytest.raises(EqEvalsError, match=r"items.jsonl, row line 2: field 'input'"):
         _run_on(_items(tmp_path, "\u200b\u200c\u200d\u2060\ufeff"), tmp_path)
@@ -85,7 +82,6 @@ def test_a_missing_longemotion_source_names_source(tmp_path: Path) -> None:
     assert "-T source=" in message and "data_dir" not in message
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: LongEmotion -T source= errors name -T data_dir")
 @pytest.mark.parametrize("kind", ["empty folder", "hub copy not cached"])
 def test_a_longemotion_source_error_names_source_not_data_dir(kind: str, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:

@@ -46,9 +46,6 @@ def outage(tmp_path_factory: pytest.TempPathFactory) -> tuple[EvalLog, list[str]
     return log, hit
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: a failing PACE board agent leaves its dimension missing and the "
-                                       "composite renormalised in a log that says complete; eq-evals doctor and the "
-                                       "leaderboard do not say so")
 def test_pace_board_outage_is_errored_or_an_explicit_partial_composite(outage: tuple[EvalLog, list[str]],
                                                                        tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture) -> None:

@@ -48,14 +48,10 @@ def timed_out(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
     return logs
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: a FACET objective sample cut by --time-limit is scored 0 "
-                                       "('no label found') in a log that says complete")
 def test_facet_objective_sample_cut_by_time_limit_is_not_scored_wrong(timed_out: dict[str, EvalLog]) -> None:
     assert limit_problems(timed_out["facet"]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: a FACET objective sample cut by a token or message limit is "
-                                       "scored 0 ('no label found') in a log that says complete")
 @pytest.mark.parametrize("limit", ["message", "token"])
 def test_facet_objective_sample_cut_by_token_or_message_limit_is_not_scored_wrong(limit: str, tmp_path: Path) -> None:
     [log] = inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-oracle", limit=2, epochs=1,
@@ -64,14 +60,10 @@ def test_facet_objective_sample_cut_by_token_or_message_limit_is_not_scored_wron
     assert limit_problems(log) == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: a LongEmotion sample cut by --time-limit is scored 0 "
-                                       "('no label found') in a log that says complete")
 def test_longemotion_sample_cut_by_time_limit_is_not_scored_wrong(timed_out: dict[str, EvalLog]) -> None:
     assert limit_problems(timed_out["longemotion"]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: a HEART sample cut by --time-limit is judged as an empty reply "
-                                       "and loses every criterion in a log that says complete")
 def test_heart_sample_cut_by_time_limit_is_not_a_loss(timed_out: dict[str, EvalLog]) -> None:
     assert limit_problems(timed_out["heart"]) == []
 
@@ -88,7 +80,5 @@ def test_pace_reply_cut_by_time_limit_is_unscored_no_reply(timed_out: dict[str, 
     assert {s.scores["pace_board"].reason for s in log.samples} == {"no_reply"}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: a PACE reply cut by a limit is unscored 'no_reply' ('the tested "
-                                       "model gave no reply'), a reason that does not name the limit")
 def test_pace_reply_cut_by_time_limit_names_the_limit(timed_out: dict[str, EvalLog]) -> None:
     assert limit_problems(timed_out["pace"]) == []

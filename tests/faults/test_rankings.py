@@ -105,8 +105,6 @@ def heart_loser(tmp_path: Path) -> Path:
     return tmp_path / "logs"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: eq-evals ratings crashes on a HEART system that loses every "
-                                       "comparison ('xerr' must not contain negative values)")
 def test_ratings_on_a_heart_system_that_loses_every_comparison(heart_loser: Path, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture) -> None:
     code, _, stderr = eq_evals(capsys, "ratings", heart_loser, "--quiet", "--out", tmp_path / "out")

@@ -1,11 +1,13 @@
-"""Small shared helpers that every layer uses, one of each: JSON Lines reading with row-naming errors, number
-formatting with one spelling for a missing value, and a model's family."""
+"""Small shared helpers that every layer uses, one of each: JSON Lines reading with row-naming errors, the check
+that an item's text has something to read, number formatting with one spelling for a missing value, and a
+model's family."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, Callable
 
@@ -57,6 +59,32 @@ def read_jsonl(path: Path | None, name: str | None = None, objects: bool = False
             continue
         rows.append((number, row))
     return rows
+
+
+# Characters that show nothing: besides whitespace, the Unicode format characters (category Cf: zero-width space,
+# zero-width (non-)joiner, word joiner, byte order mark, soft hyphen, bidirectional marks), controls (Cc),
+# separators (Z*) and the fillers that render blank (Hangul fillers, the blank braille pattern).
+_SHOWS_NOTHING = ("Cf", "Cc", "Zs", "Zl", "Zp")
+_BLANK_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def visible(text: str) -> bool:
+    """Whether ``text`` has at least one character a reader can see."""
+    return any(not (ch.isspace() or ch in _BLANK_FILLERS or unicodedata.category(ch) in _SHOWS_NOTHING)
+               for ch in text)
+
+
+def check_text(value: str, file: str, row: Any, field: str) -> str:
+    """The one check every dataset loader makes on an item's text (a question, a dialogue turn, a passage):
+    it must have a visible character. Raises :class:`DataError` naming the file, the row and the field when it is
+    only whitespace, or only zero-width and other invisible characters (which pass a ``strip()`` check and would
+    send the model an empty prompt). Returns ``value``."""
+    if not value.strip():
+        raise DataError(file, row, f"field {field!r} is only whitespace")
+    if not visible(value):
+        codes = ", ".join(sorted({f"U+{ord(ch):04X}" for ch in value if not ch.isspace()}))
+        raise DataError(file, row, f"field {field!r} has no visible character, only invisible ones ({codes})")
+    return value
 
 
 # Names whose first word is not the family's: OpenAI's o-series are GPT models, Gemma is Google's.

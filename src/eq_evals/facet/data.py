@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from inspect_ai.dataset import Sample
 
-from eq_evals.core.text import read_jsonl
+from eq_evals.core.text import check_text, read_jsonl
 from eq_evals.errors import DataError
 from eq_evals.facet.answers import count_options, gold_slots, parse_level
 from eq_evals.facet.taxonomy import taxonomy
@@ -114,9 +114,10 @@ def _check_labels(gold: Any, language: str, file: str, row: Any, field: str) -> 
 def validate(record: dict, file: str, row: Any) -> None:
     for field in ("id", "dimension", "language", "format", "input"):
         value = record.get(field)
-        if value is None or (isinstance(value, str) and not value.strip()):
-            raise DataError(file, row, f"missing field {field!r}" if value is None or value == ""
-                            else f"field {field!r} is only whitespace")
+        if value is None or value == "":
+            raise DataError(file, row, f"missing field {field!r}")
+        if isinstance(value, str):
+            check_text(value, file, row, field)  # only whitespace, or only zero-width characters: refused
     if record["dimension"] not in KNOWN_DIMENSIONS:
         raise DataError(file, row, f"unknown dimension {record['dimension']!r}; expected one of "
                                    f"{sorted(KNOWN_DIMENSIONS)}")

@@ -9,6 +9,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value,
 from inspect_ai.solver import TaskState
 
 from eq_evals.components import register
+from eq_evals.core.limits import unscored_if_cut
 from eq_evals.core.metrics import metric_key
 from eq_evals.facet import answers
 from eq_evals.facet.scoring import RULES, rule_r1, rule_r2, rule_r3
@@ -82,9 +83,12 @@ def facet_score(completion: str, metadata: dict[str, Any], rules_file: str = "fa
 @scorer(metrics=[mean(), stderr()])
 def facet_objective(rules: str = "facet/objective.yaml", normalize: bool = True,
                     cross_language: bool = False) -> Scorer:
-    """FACET objective scorer: R1/R2/R3 per ``scorers/<rules>`` with optional answer normalisation."""
+    """FACET objective scorer: R1/R2/R3 per ``scorers/<rules>`` with optional answer normalisation. A sample cut
+    by a limit is unscored (reason ``limit``), never a wrong answer (eq_evals.core.limits)."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        if cut := unscored_if_cut(before="an answer"):
+            return cut
         return facet_score(state.output.completion, state.metadata, rules, normalize, cross_language)
 
     return score

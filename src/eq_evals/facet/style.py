@@ -15,6 +15,7 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from eq_evals.core.limits import unscored_if_cut
 from eq_evals.core.text import final_reply, length
 from eq_evals.resources import load_yaml
 
@@ -58,6 +59,8 @@ def facet_style(lexicon_file: str = "facet/style.yaml") -> Scorer:
     """Length, bullets and template use of an interaction response (descriptive; not a quality score)."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        if cut := unscored_if_cut(before="a response"):  # a cut response's length is not its style
+            return cut
         text = response_text(state.output.completion)
         if not text:
             return Score.unscored(reason="empty_response", explanation="the model returned no text")

@@ -25,7 +25,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from eq_evals.core.text import read_jsonl
+from eq_evals.core.text import check_text, read_jsonl
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import resource
 
@@ -199,6 +199,8 @@ def project_samples_from_rows(rows: list[tuple[str, int, Any]], language: str | 
         history, speakers = row["dialogue_history"], row["speakers"]
         if not isinstance(history, list) or not history or not all(isinstance(t, str) and t.strip() for t in history):
             raise DataError(str(path), line_no, "dialogue_history must be a non-empty list of non-empty strings")
+        for i, turn in enumerate(history):  # only zero-width characters: refused too
+            check_text(turn, str(path), line_no, f"dialogue_history[{i}]")
         if not isinstance(speakers, list) or len(speakers) != len(history) or set(speakers) - set(SPEAKERS):
             raise DataError(str(path), line_no, "speakers must list seeker/supporter, one per turn of dialogue_history")
         checks = (("language", row["language"] in ("en", "zh"), "en or zh"),
@@ -213,6 +215,8 @@ def project_samples_from_rows(rows: list[tuple[str, int, Any]], language: str | 
                 raise DataError(str(path), line_no, f"{field}={row[field]!r}: expected {expected}")
         if row["subset"] == "adversarial" and row["escalation_profile"] is None:
             raise DataError(str(path), line_no, "an adversarial row needs an escalation_profile")
+        if isinstance(row["reference_response"], str) and row["reference_response"]:  # empty: no reference
+            check_text(row["reference_response"], str(path), line_no, "reference_response")
         seen.add(row["id"])
         if (language and row["language"] != language) or subset not in ("all", row["subset"]):
             continue

@@ -8,8 +8,9 @@
 3. Per criterion: Bradley-Terry on the release's soft outcomes (0.55..0.95 by strength, spec §6.2) with its
    ridge 1e-6 * sum(theta^2) (= ``l2=2e-6`` in ``bradley_terry``'s l2/2 convention), Elo = 1500 + 400 (theta -
    mean theta) / ln 10 (§9.8), the asymptotic interval (SE = sqrt(1/n_i), §9.8) and the cluster-bootstrap
-   interval; win rates overall and per dimension (a draw counts half), the sweep rate (the share of a system's
-   judged calls in which it won all five dimensions, §4.5), judge diagnostics and judge-judge agreement.
+   percentile interval, widened where needed to contain the estimate (``containing``); win rates overall and per
+   dimension (a draw counts half), the sweep rate (the share of a system's judged calls in which it won all five
+   dimensions, §4.5), judge diagnostics and judge-judge agreement.
 """
 
 from __future__ import annotations
@@ -224,6 +225,21 @@ def judge_agreement(keyed: list[tuple[str, Comparison]]) -> dict[str, Any]:
             "fleiss_kappa": fleiss, "krippendorff_alpha": alpha}
 
 
+def containing(estimate: float, lower: float | None, upper: float | None) -> tuple[float | None, float | None, bool]:
+    """A bootstrap interval widened, where it must be, to contain its estimate: (lower, upper, widened).
+
+    The point Elo is fitted with the release's ridge (``L2``), the bootstrap fits with ``bradley_terry``'s
+    stronger floor (``BOOTSTRAP_L2_FLOOR``: a resample in which a system never wins has no finite MLE). With
+    perfect separation (a system that loses, or wins, every comparison) every resample shrinks that system
+    towards the mean, and the percentile interval lies entirely on one side of the point (docs/heart.md,
+    "Intervals"). The interval then reaches to the point estimate, so it always contains the number the row
+    shows; ``widened`` says it was extended. No bootstrap (None bounds): unchanged."""
+    if lower is None or upper is None:
+        return lower, upper, False
+    lo, hi = min(lower, estimate), max(upper, estimate)
+    return lo, hi, (lo, hi) != (lower, upper)
+
+
 def build(paths: list[Any], bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
     """The HEART leaderboard (Figure 4 layout) and diagnostics from heart logs (paths or gated (log, check)
     pairs)."""
@@ -249,15 +265,24 @@ def build(paths: list[Any], bootstrap: int = 1000, seed: int = 0) -> dict[str, A
                          "comparable across components")
     rates, sweeps = win_rates(comps), sweep_rates(data.records)
     rows = []
+    widened = []
     for model, r in sorted(ratings["overall"].items(), key=lambda kv: -kv[1].score):
-        lo, hi = asymptotic_interval(r.score, r.n)
+        lo, hi = asymptotic_interval(r.score, r.n)  # score -/+ half a width: contains the score
+        blo, bhi, extended = containing(r.score, r.lower, r.upper)
+        if extended:
+            widened.append(model)
         rows.append({"model": model, **{x: rates.get(model, {}).get(x) for x in LETTERS},
                      "overall_win_rate": rates.get(model, {}).get("overall"), "elo": r.score,
-                     "elo_ci_asymptotic": [lo, hi], "elo_ci_bootstrap": [r.lower, r.upper],
+                     "elo_ci_asymptotic": [lo, hi], "elo_ci_bootstrap": [blo, bhi],
+                     **({"elo_ci_bootstrap_widened": True} if extended else {}),
                      "comparisons": r.n, "sweep_rate": sweeps.get(model),
                      "elo_by_dimension": {x: ratings[x][model].score for x in LETTERS if model in ratings.get(x, {})}})
         if r.n < 50:
             notes.append(f"{model}: only {r.n} overall comparisons (the paper's systems had thousands)")
+    if widened:
+        notes.append(f"bootstrap interval widened to contain the Elo estimate for {', '.join(widened)}: the "
+                     "bootstrap fits use a stronger ridge than the point fit, and with perfect separation (a system "
+                     "that won or lost every comparison) every resample lies on one side of the point")
     by_subset = {}
     subsets = sorted({r.get("subset") or "" for r in data.records})
     if len(subsets) > 1:  # §4.9: regular vs adversarial histories, rated separately (overall only)
@@ -335,8 +360,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     ys = list(range(len(rows)))
     for (offset, key, label), color in zip(((-0.12, "elo_ci_asymptotic", "asymptotic"), (0.12, "elo_ci_bootstrap", "bootstrap")),
                                            ("C0", "C1")):
-        # each interval drawn from its bounds: a percentile bootstrap interval need not contain the estimate (few
-        # conversations), which error bars (lengths either side of the point) cannot show
+        # each interval drawn from its bounds (build() makes every interval contain its estimate)
         y = [v + offset for v in ys]
         lo = [r[key][0] if r[key][0] is not None else r["elo"] for r in rows]
         hi = [r[key][1] if r[key][1] is not None else r["elo"] for r in rows]

@@ -8,9 +8,10 @@ opponents read the cleaned text.
 earlier ``heart`` logs, judged by every ``grader`` model minus those of either system's family (§9.6), in one
 seeded-random position order, both orders, or a fixed order; forced choice with a strength per criterion (H, E,
 A, R, T, overall). An empty candidate reply is an automatic loss at strength 5 flagged ``empty_response`` (no
-judge call). Unparseable replies are retried with a correction note, then recorded as errors (never as losses);
-a sample with no valid judgment is unscored with the reason. Every judgment is kept as comparison records in
-the score metadata for ``eq-evals ratings``.
+judge call); a reply cut by a limit is not an empty reply: the sample is unscored (reason ``limit``;
+eq_evals.core.limits) and no judge is called. Unparseable replies are retried with a correction note, then
+recorded as errors (never as losses); a sample with no valid judgment is unscored with the reason. Every
+judgment is kept as comparison records in the score metadata for ``eq-evals ratings``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, span, store_as
 
 from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump
+from eq_evals.core.limits import unscored_if_cut
 from eq_evals.core.text import family
 from eq_evals.errors import EqEvalsError
 from eq_evals.heart import prompts
@@ -191,6 +193,8 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
     letters_of = prompts.criteria(rubric, judge_file)
 
     async def score(state: TaskState, target: Target) -> Score:
+        if cut := unscored_if_cut(before="a reply to judge"):  # not an empty reply: no automatic loss
+            return cut
         md = state.metadata
         sid = str(state.sample_id)
         candidate = str(state.model)

@@ -25,6 +25,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, store_as
 
+from eq_evals.core.limits import unscored_if_cut
 from eq_evals.errors import EqEvalsError
 from eq_evals.heart.data import strategy_definitions
 from eq_evals.pairwise.judge import ask_until_parsed, required
@@ -131,6 +132,8 @@ def heart_strategy_usage(definitions: str = "") -> Scorer:
     names = list(strategy_definitions(definitions or None))
 
     async def score(state: TaskState, target: Target) -> Score:
+        if cut := unscored_if_cut(before="every sentence was labelled"):  # a partial labelling undercounts
+            return cut
         labels = store_as(StrategyLabels)
         md = {"system": state.metadata["system"], "sample_id": state.metadata["sample_id"],
               "strategies": labels.labels, "sentences": labels.per_sentence, "all_strategies": names}

@@ -64,7 +64,7 @@ def longemotion_dataset(task: str, data_dir: str | None = None, fixtures: bool =
 
     def where(key: str):  # noqa: ANN202
         info: dict[str, Any] = {}
-        path = data.locate(key, data_dir, fixtures, revision, verify_checksums, info, repo)
+        path = data.locate(key, data_dir, fixtures, revision, verify_checksums, info, repo, source=source)
         sources.append(info)
         return path
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from eq_evals.core.text import read_jsonl
+from eq_evals.core.text import check_text, read_jsonl
 from eq_evals.core.sources import hub_unreachable
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import resource
@@ -89,25 +89,41 @@ PANAS_WORDS = ["Interested", "Distressed", "Excited", "Upset", "Strong", "Guilty
                "Attentive", "Jittery", "Active", "Afraid"]
 
 
-def _hint() -> str:
+FIXTURES_HINT = "-T fixtures=true runs the small project-written fixtures instead (a smoke test, not the benchmark)."
+
+
+def _hint(source: str | None = None, repo: str = HF_REPO, revision: str = HF_REVISION) -> str:
+    """What to do instead, in the terms of the parameter the user passed: ``-T source=`` when there is one (it
+    replaces data_dir and revision, docs/longemotion.md), else ``-T data_dir``."""
+    layout = "a folder holding the Hub layout or the flat data/ folder of the GitHub release"
+    if source and source.startswith("hf://"):
+        return (f"Download it where there is network: `hf download {repo} --repo-type dataset --revision {revision} "
+                f"--local-dir DIR`, then run with -T source=DIR ({layout}). {FIXTURES_HINT}")
+    if source:
+        return (f"-T source= takes {layout} (e.g. from `hf download {HF_REPO} --repo-type dataset --local-dir "
+                f"DIR`), or a pinned Hub copy hf://OWNER/NAME@REVISION. {FIXTURES_HINT}")
     return ("Point the task at a local copy with -T data_dir=PATH (or the LONGEMOTION_DATA_DIR environment "
-            "variable): a folder holding the Hub layout, e.g. from `hf download "
-            f"{HF_REPO} --repo-type dataset --local-dir PATH`, or the flat data/ folder of the GitHub release. "
-            "-T fixtures=true runs the small project-written fixtures instead (a smoke test, not the benchmark).")
+            f"variable): {layout}, e.g. from `hf download {HF_REPO} --repo-type dataset --local-dir PATH`. "
+            f"{FIXTURES_HINT}")
 
 
 def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revision: str = HF_REVISION,
-           verify_checksums: bool = True, info: dict[str, Any] | None = None, repo: str = HF_REPO) -> Path:
+           verify_checksums: bool = True, info: dict[str, Any] | None = None, repo: str = HF_REPO,
+           source: str | None = None) -> Path:
     """The file for ``key`` (see FILES), from data_dir, the bundled fixtures, or the Hub. A Hub file whose md5
     differs from the release the spec describes (HUB_MD5) is an error unless ``verify_checksums`` is false.
-    ``info``, when given, receives where the file came from and its md5 (recorded in the samples)."""
+    ``info``, when given, receives where the file came from and its md5 (recorded in the samples). ``source``:
+    the ``-T source=`` the user passed (resolved by the caller into ``data_dir`` or ``repo`` and ``revision``);
+    errors then name it, and the LONGEMOTION_DATA_DIR environment variable does not replace it."""
     hub_path, flat = FILES[key]
-    data_dir = data_dir or os.environ.get(ENV_DATA_DIR) or None
+    if not source:
+        data_dir = data_dir or os.environ.get(ENV_DATA_DIR) or None
+    hint = _hint(source, repo, revision)
     if data_dir or fixtures:
         root = Path(data_dir).expanduser() if data_dir else resource("datasets", FIXTURES)
-        where = f"-T data_dir={data_dir}" if data_dir else "the bundled fixtures"
+        where = f"-T source={source}" if source else f"-T data_dir={data_dir}" if data_dir else "the bundled fixtures"
         if not root.is_dir():
-            raise EqEvalsError(f"LongEmotion: {where}: no such folder. {_hint()}")
+            raise EqEvalsError(f"LongEmotion: {where}: no such folder. {hint}")
         tried = ([root / hub_path] if hub_path else []) + [root / name for name in flat]
         for path in tried:
             if path.is_file():
@@ -118,10 +134,10 @@ def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revisi
                     check_record_count(path, info)
                 return path
         raise EqEvalsError(f"LongEmotion: {where} has no {key} file; looked for "
-                           + ", ".join(repr(str(p.relative_to(root))) for p in tried) + ".")
+                           + ", ".join(repr(str(p.relative_to(root))) for p in tried) + f". {hint}")
     if hub_path is None:
-        raise EqEvalsError(f"LongEmotion: the {key} file exists only in the GitHub release, not on the Hub. {_hint()}")
-    path = _hub_download(hub_path, revision, repo)
+        raise EqEvalsError(f"LongEmotion: the {key} file exists only in the GitHub release, not on the Hub. {hint}")
+    path = _hub_download(hub_path, revision, repo, hint)
     expected, actual = HUB_MD5.get(path.name), hashlib.md5(path.read_bytes()).hexdigest()
     if expected and actual != expected and verify_checksums:
         # the release is pinned by content, not by commit (no sha was known offline): a changed file is an error
@@ -129,7 +145,7 @@ def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revisi
             f"LongEmotion: {hub_path!r} from {repo}@{revision} has md5 {actual}, but the release this benchmark "
             f"was checked against has md5 {expected} (spec §2.1): the file has changed and results would not be "
             "comparable. To evaluate this release knowingly, pass -T verify_checksums=false and pin it with "
-            "-T revision=<commit sha>.")
+            + (f"-T source=hf://{repo}@<commit sha>." if source else "-T revision=<commit sha>."))
     if info is not None:
         info.update(file=path.name, origin="hub", repo=repo, revision=revision, md5=actual,
                     expected_md5=expected, md5_verified=bool(expected) and actual == expected)
@@ -152,14 +168,14 @@ def check_record_count(path: Path, info: dict[str, Any] | None = None) -> int | 
     return found
 
 
-def _hub_download(hub_path: str, revision: str, repo: str = HF_REPO) -> Path:
+def _hub_download(hub_path: str, revision: str, repo: str = HF_REPO, hint: str | None = None) -> Path:
     """The Hub file: the local huggingface_hub cache first, then (if one quick request reaches the Hub) a
     download. Without network this fails at once instead of after huggingface_hub's retries with backoff."""
     from huggingface_hub import constants, hf_hub_download
 
     def fail(why: str) -> EqEvalsError:
         return EqEvalsError(f"LongEmotion: cannot get {hub_path!r} from the Hugging Face Hub ({repo}@{revision}): "
-                            f"{why}. {_hint()}")
+                            f"{why}. {hint or _hint()}")
 
     try:
         return Path(hf_hub_download(repo, hub_path, repo_type="dataset", revision=revision, local_files_only=True))
@@ -229,8 +245,8 @@ def _classification_sample(path: Path, subset: str, row: int, r: Any) -> Sample:
     # current release: content/subject; the 2025-08 files: context/Subject
     content_field = "content" if isinstance(r, dict) and "content" in r else "context"
     subject_field = "subject" if isinstance(r, dict) and "subject" in r else "Subject"
-    content = _need(r, path, where, content_field, str)
-    subject = _need(r, path, where, subject_field, str)
+    content = check_text(_need(r, path, where, content_field, str), str(path), where, content_field)
+    subject = check_text(_need(r, path, where, subject_field, str), str(path), where, subject_field)
     label = _need(r, path, where, "label", str)
     choices = _need(r, path, where, "choices", list)
     if not all(isinstance(c, str) for c in choices) or len(choices) < 2:
@@ -263,7 +279,7 @@ def detection_samples(path: Path, variant: str) -> list[Sample]:
         for i, seg in enumerate(text):
             if not isinstance(seg, dict) or not isinstance(seg.get("context"), str):
                 raise DataError(str(path), where, f"text[{i}] should be an object with a string 'context'")
-            segments.append(seg["context"])
+            segments.append(check_text(seg["context"], str(path), where, f"text[{i}].context"))
         if len(labels) != len(segments):
             raise DataError(str(path), where, f"'label' has {len(labels)} entries for {len(segments)} texts")
         if not 0 <= truth < len(segments):
@@ -285,9 +301,9 @@ def qa_samples(path: Path) -> list[Sample]:
     samples, seen = [], set()
     for row, r in enumerate(read_records(path), start=1):
         where = f"line {row}"
-        question = _need(r, path, where, "problem", str)
+        question = check_text(_need(r, path, where, "problem", str), str(path), where, "problem")
         answer = _need(r, path, where, "answer", str)
-        context = _need(r, path, where, "context", str)
+        context = check_text(_need(r, path, where, "context", str), str(path), where, "context")
         number = str(r.get("number") or f"qa-{row - 1:03d}")
         sid = number if number not in seen else f"{number}#{row - 1}"
         seen.add(sid)
@@ -337,6 +353,9 @@ def conversation_samples(path: Path, stages: str = "4") -> list[Sample]:
             client_idx = [i for i, turn in enumerate(turns) if turn["role"] == "Client"]
             if s in wanted and client_idx:
                 for point, k, p in checkpoint_positions(len(client_idx)):
+                    # the client turn the counselor replies to at this checkpoint must have something to read
+                    check_text(turns[client_idx[p]]["context"], str(path), where,
+                               f"stages[{s - 1}].conversations[{client_idx[p]}].context")
                     history = earlier + [{"role": t["role"], "context": t["context"]} for t in turns[:client_idx[p] + 1]]
                     samples.append(Sample(
                         id=f"mc-{dialogue_id}-s{s}-{point}",
@@ -368,7 +387,8 @@ def summary_samples(path: Path, variant: str) -> list[Sample]:
     samples = []
     for row, r in enumerate(read_records(path), start=1):
         where = f"line {row}"
-        report = {f: _text(_need(r, path, where, f, (str, list))) for f in REPORT_FIELDS}
+        report = {f: check_text(_text(_need(r, path, where, f, (str, list))), str(path), where, f)
+                  for f in REPORT_FIELDS}
         reference = {f: _text(_need(r, path, where, f, (str, list))) for f in SUMMARY_FIELDS}
         rid = r.get("id", row - 1)
         samples.append(Sample(
@@ -402,6 +422,7 @@ def expression_samples(situations: Path, questionnaires: Path, emotions: str | N
             for s, scenario in enumerate(scenarios):
                 if not isinstance(scenario, str):
                     raise DataError(str(situations), f"emotions[{e}].factors[{f}].scenarios[{s}]", "should be a string")
+                check_text(scenario, str(situations), f"emotions[{e}].factors[{f}]", f"scenarios[{s}]")
                 if wanted is None or name.casefold() in wanted:
                     samples.append(Sample(
                         id=f"ee-{k:03d}", input=scenario,

@@ -7,6 +7,9 @@
   (conversation: the 3 metrics of the sample's stage, 0-5; summary: 3 criteria x 5 fields, 1-5;
   expression: 6 criteria, 0-100). A reply that cannot be read is retried with a correction request;
   after ``retries`` more failures the sample is unscored with the reason and the judge's replies.
+
+A sample cut by a limit is unscored by each of them (reason ``limit``; eq_evals.core.limits), never read as a
+reply without a label (0) or handed to the judge.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from inspect_ai.scorer import (CORRECT, INCORRECT, Metric, SampleScore, Score, S
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
+from eq_evals.core.limits import unscored_if_cut
 from eq_evals.longemotion.data import render_dialogue
 from eq_evals.longemotion.parsing import (SUMMARY_FIELDS, find_json, normalize_label, parse_emotion, parse_index,
                                           score_number, strip_think, token_f1)
@@ -37,6 +41,8 @@ def longemotion_label_match(strict: bool = False) -> Scorer:
     """EC: the parsed {"Emotion": ...} label against the gold label; ED: the parsed {"index": ...}."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        if cut := unscored_if_cut(before="an answer"):
+            return cut
         completion = state.output.completion
         attempts = state.metadata.get("attempts")
         if state.metadata.get("task") == "detection":
@@ -68,6 +74,8 @@ def longemotion_qa_f1() -> Scorer:
     """Token F1 between the whole reply (reasoning removed) and the reference answer (0-1; paper x100)."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        if cut := unscored_if_cut(before="an answer"):
+            return cut
         prediction = strip_think(state.output.completion)
         f1 = token_f1(prediction, target.text)
         return Score(value=f1, answer=prediction, explanation=f"F1 {f1:.4f} against: {target.text}")
@@ -166,6 +174,8 @@ def longemotion_judge(rubric: str, retries: int = 3, temperature: float = 0.0, m
     spec = load_rubric(rubric)
 
     async def score(state: TaskState, target: Target) -> Score:
+        if cut := unscored_if_cut(before="a reply to judge", metadata={"rubric": rubric}):
+            return cut
         grader = get_model(role="grader", required=True)
         messages, keys = judge_prompt(spec, state, target)
         replies, problem = [], ""

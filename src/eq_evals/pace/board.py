@@ -8,7 +8,9 @@ debate). The Chief Arbitrator (``pace_ca``) combines them: by default determinis
 
 An agent reply is JSON ``{"score": 0-10, "rationale": ...}``; an unreadable reply is asked again with a
 correction note, then that dimension is missing with the reason and the composite renormalises over the
-dimensions present (spec §5.2).
+dimensions present (docs/pace-weights.md), a score marked ``partial_composite`` (docs/pace.md, "The board"). A
+call that fails (a judge outage, after Inspect's own retries) raises ``JudgeOutage``: the sample errors, so
+``inspect eval-retry`` judges it again (docs/ratings.md, "Samples that did not finish").
 """
 
 from __future__ import annotations
@@ -221,6 +223,10 @@ def board_roles(drop: str | None = None, ca_mode: str = "deterministic", overall
 # --------------------------------------------------------------------------------------------- calls
 
 
+class JudgeOutage(RuntimeError):
+    """A board call failed (after Inspect's own retries): the sample errors and ``inspect eval-retry`` repeats it."""
+
+
 @dataclass
 class Report:
     """One agent's (or the arbitrator's / overall judge's) result for one call."""
@@ -261,9 +267,12 @@ async def call(model: Model, messages: list, parse: Callable[[str], Any], attemp
         try:
             result, used, replies, problem = await ask_until_parsed(model, messages, parse, attempts, config,
                                                                     note)
-        except Exception as ex:  # noqa: BLE001 - a judge that errors (after Inspect's own retries) leaves
-            # its dimension missing with the reason; the other agents' results are kept
-            return Report(dimension, agent, role, str(model), None, 1, f"the judge call failed: {ex}", [])
+        except Exception as ex:
+            # a judge that errors after Inspect's own retries (an outage) errors the sample, so `inspect
+            # eval-retry` judges it again; a composite renormalised around it would be a silent partial number
+            # (docs/ratings.md, "Samples that did not finish")
+            raise JudgeOutage(f"PACE board: the call of {agent} ({dimension}, role {role}, {model}) failed: "
+                              f"{type(ex).__name__}: {ex}") from ex
     if result is None:
         problem = f"unparseable after {used} attempt(s): {problem}"
     return Report(dimension, agent, role, str(model), result, used, problem, replies)

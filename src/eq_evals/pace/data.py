@@ -17,7 +17,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from eq_evals.core.text import read_jsonl
+from eq_evals.core.text import check_text, read_jsonl
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import display_path, resource
 
@@ -121,6 +121,7 @@ def normalise(record: Any, file: str, row: str, index: int, fields: dict[str, st
     if not isinstance(query, str) or not query.strip():
         raise DataError(file, row, f"missing or empty {name('query')}; map the file's field with "
                                    "-T field_map=query:<field>")
+    check_text(query, file, row, name("query"))  # only zero-width characters: refused too
     rid = _get(record, "id", fields)
     rid = f"pace-{index:05d}" if rid in (None, "") else str(rid)
     lang = _get(record, "lang", fields)

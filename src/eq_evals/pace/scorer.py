@@ -15,6 +15,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span
 
+from eq_evals.core.limits import limit_hit, limit_score, unscored_if_cut
 from eq_evals.pairwise.verdict import Judgment, PairVerdict, dump
 from eq_evals.errors import EqEvalsError
 from eq_evals.pace import board as pb
@@ -23,6 +24,10 @@ from eq_evals.ratings.causal_pace import DIMENSIONS
 CA_MODES = ("deterministic", "llm")
 
 BOARD_JUDGE = "pace_board"  # the judge name a battle's verdict carries: the whole PACE-AB board
+# A composite renormalised over the dimensions present because an agent's reply could not be read: the score's
+# reason and a metadata flag (always present on a scored sample: true or false), with the dimensions under
+# ``missing`` (pace_board: a list; pace_battle: per model). A failed call errors the sample instead (JudgeOutage).
+PARTIAL = "partial_composite"
 
 
 def _check(ca_mode: str, attempts: int, tie_margin: float = 0.0) -> None:
@@ -57,6 +62,11 @@ def _weights_note(used: dict[str, float], missing: list[str]) -> str:
         text += f"; renormalised over {', '.join(used)} because {', '.join(missing)} " + \
                 ("is" if len(missing) == 1 else "are") + " missing"
     return text
+
+
+def _partial_note(missing: list[str], used: dict[str, float]) -> str:
+    return (f"partial composite: {', '.join(missing)} missing (the agent's reply could not be read), EQ over "
+            f"{', '.join(used)} only")
 
 
 def _present(x: Any) -> bool:
@@ -116,6 +126,10 @@ def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "
         query, reply = state.input_text, (state.output.completion if state.output else "").strip()
         base = {"weights": w, "weights_source": source, "ca_mode": ca_mode, "threshold": threshold,
                 "dropped": pb.dropped(drop)}
+        hit = limit_hit()
+        if hit is not None:  # cut by a limit: no reply to judge, whatever text came before it (core.limits)
+            return limit_score(hit, before="the tested model replied", reason="limit" if reply else "no_reply",
+                               metadata=base)
         if not reply:
             return Score.unscored(reason="no_reply", explanation="the tested model gave no reply", metadata=base)
         reports = await pb.review(spec, dims, language, attempts, {"query": query, "reply": reply}, config=config)
@@ -132,6 +146,11 @@ def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "
         metadata.update(missing=missing, weights_used=used, eq_formula=eq)
         if eq is None:
             return Score.unscored(reason="all_agents_unparseable", explanation="\n".join(lines), metadata=metadata)
+        # a composite renormalised around a missing dimension is a partial composite, and says so: the reason
+        # (which eq-evals doctor counts) and the metadata flag the leaderboard reads
+        metadata[PARTIAL] = bool(missing)
+        if missing:
+            lines.insert(0, _partial_note(missing, used))
         ca_line = f"Chief Arbitrator: EQ = {eq:.3f} ({_weights_note(used, missing)})"
         if ca_mode == "llm":
             ca = await pb.arbitrate(spec, language, attempts, query, reply, scores, rationales, used, eq,
@@ -149,7 +168,8 @@ def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "
         # leaves it out and the log stores it as null
         value: dict[str, Any] = {d: math.nan if scores.get(d) is None else scores[d] for d in DIMENSIONS}
         value["eq"] = eq
-        return Score(value=value, answer=f"EQ {eq:.2f}", explanation="\n".join(lines), metadata=metadata)
+        return Score(value=value, answer=f"EQ {eq:.2f}" + (" (partial)" if missing else ""),
+                     explanation="\n".join(lines), reason=PARTIAL if missing else None, metadata=metadata)
 
     return score
 
@@ -178,6 +198,8 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
     config = pb.judge_config(judge_max_tokens)
 
     async def score(state: TaskState, target: Target) -> Score:
+        if cut := unscored_if_cut(before="the battle was judged"):
+            return cut
         pb.check_roles(roles)
         spec = pb.load_board(board)
         md = state.metadata
@@ -250,6 +272,10 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
                 lines + [f"no dimension score for {', '.join(lost)}"]), metadata=metadata)
         outcome = _winner(eqs[a], eqs[b], tie_margin)
         metadata["winner"] = a if outcome == 1.0 else b if outcome == 0.0 else "tie"
+        partial = {m: results[m][2] for m in (a, b) if results[m][2]}
+        metadata[PARTIAL] = bool(partial)
+        if partial:
+            lines.insert(0, "; ".join(f"{m}: {_partial_note(dims_, results[m][1])}" for m, dims_ in partial.items()))
         for m in (a, b):
             lines.append(f"Chief Arbitrator: EQ[{m}] = {eqs[m]:.3f} ({_weights_note(results[m][1], results[m][2])})")
         lines.append(f"Winner: {metadata['winner']} (eq difference {eqs[a] - eqs[b]:+.3f}, tie margin {tie_margin})")
@@ -260,7 +286,8 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
             judgments=[Judgment(judge=BOARD_JUDGE, criterion=md.get("dimension") or "pace_eq", outcome=outcome,
                                 margin=0 if outcome == 0.5 else 1)])])
         return Score(value={"outcome": outcome, "eq_a": eqs[a], "eq_b": eqs[b], "eq_diff": eqs[a] - eqs[b]},
-                     answer=metadata["winner"], explanation="\n".join(lines), metadata=metadata)
+                     answer=metadata["winner"], explanation="\n".join(lines), reason=PARTIAL if partial else None,
+                     metadata=metadata)
 
     return score
 

@@ -31,6 +31,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import span
 
 from eq_evals.errors import EqEvalsError
+from eq_evals.core.limits import unscored_if_cut
 from eq_evals.core.text import length
 from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump, has_verdicts, log_verdicts
 from eq_evals.ratings import Verdict
@@ -239,6 +240,8 @@ def pairwise_judge(rubrics: str, conflict_policy: str = "draw", attempts: int = 
     earlier = load_verdicts(reuse) if reuse else None
 
     async def score(state: TaskState, target: Target) -> Score:
+        if cut := unscored_if_cut(before="the matchup was judged"):
+            return cut
         md = state.metadata
         rubric = load_rubrics(rubrics)
         judge_cfg = rubric.get("judge", {})

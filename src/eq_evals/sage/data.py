@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 from inspect_ai.dataset import Sample
 
-from eq_evals.core.text import read_jsonl as core_read_jsonl
+from eq_evals.core.text import check_text, read_jsonl as core_read_jsonl
 from eq_evals.core.sources import dataset_version, load_hub_rows, resolve, stamp
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import display_path, resource
@@ -32,6 +32,7 @@ def normalise(record: dict[str, Any], where: str, row: int | str,
         value = record.get(name)
         if not isinstance(value, str) or not value.strip():
             raise DataError(where, row, f"field {name!r} is missing or not a non-empty string")
+        check_text(value, where, row, name)  # only zero-width characters: refused too
     cha_group = record.get("cha_group")
     if not isinstance(cha_group, list) or not all(isinstance(t, str) for t in cha_group):
         raise DataError(where, row, "field 'cha_group' must be a list of trait strings")

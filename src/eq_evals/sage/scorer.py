@@ -9,6 +9,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, ci, me
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
+from eq_evals.core.limits import limit_hit, limit_score
 from eq_evals.core.metrics import no_interval_without_scores
 from eq_evals.sage.rules import UNPARSEABLE, load_rules
 from eq_evals.sage.solver import SageStore
@@ -82,19 +83,11 @@ def mean_npc_tokens() -> Metric:
     return compute
 
 
-def _limit_hit(state: TaskState) -> str:
-    """Which sample limit most likely stopped the solver (Inspect does not tell the scorer directly)."""
-    if state.message_limit is not None and len(state.messages) >= state.message_limit:
-        return f"the message limit ({state.message_limit})"
-    if state.token_limit is not None and state.token_usage >= state.token_limit:
-        return f"the token limit ({state.token_limit})"
-    return "a sample limit (time, working time or cost) or a cancellation"
-
-
 @scorer(metrics=[mean(), stderr(), success_count(), failure_count(), mean_npc_turns()])
 def sage_scorer(rules: str = "sage/rules.yaml") -> Scorer:
     """Final emotion of the Sentient Agent (paper §2.1 Feedback_S: e_T). Dialogues the simulator could not
-    finish (unparseable outputs after retries) are unscored with the reason, never scored as an ending."""
+    finish (unparseable outputs after retries) or a sample limit cut (reason ``interrupted``, the limit named;
+    eq_evals.core.limits) are unscored with the reason, never scored as an ending."""
     thresholds = load_rules(rules)
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -109,13 +102,16 @@ def sage_scorer(rules: str = "sage/rules.yaml") -> Scorer:
             "intention": meta.get("intention"), "personality": meta.get("personality"),
             "language": meta.get("language"), "task": meta.get("task"),
         }
+        hit = limit_hit()
+        if hit is not None:  # a sample limit stopped the dialogue: unscored, never an ending (core.limits)
+            return limit_score(hit, before="the dialogue ended", reason="interrupted",
+                               answer=f"interrupted dialogue ({hit.name})",
+                               detail=f"trajectory so far: {trajectory}" if trajectory else "", metadata=info)
         if sage.end_reason is None and sage.trajectory:
-            # the loop started but a sample limit (or a cancellation) stopped it before any ending
-            cause = _limit_hit(state)
+            # the loop started but something other than a sample limit (a cancellation) stopped it before any ending
             return Score.unscored(
-                reason="interrupted",
-                answer=f"interrupted dialogue ({cause})",
-                explanation=f"the dialogue was cut off by {cause} before it ended; trajectory so far: {trajectory}",
+                reason="interrupted", answer="interrupted dialogue",
+                explanation=f"the dialogue was stopped before it ended; trajectory so far: {trajectory}",
                 metadata=info)
         if sage.end_reason in (None, UNPARSEABLE) or not sage.trajectory:
             return Score.unscored(
