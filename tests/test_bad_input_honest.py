@@ -40,13 +40,13 @@ def _rows(tmp_path: Path, *changes: dict) -> Path:
 
 def test_a_facet_item_of_only_whitespace_is_an_error(tmp_path: Path) -> None:
     path = _rows(tmp_path, {"input": "  \n\t "})
-    with pytest.raises(DataError, match=r"items.jsonl, row line 2: field 'input' is only whitespace"):
+    with pytest.raises(DataError, match=r"items.jsonl, line 2: field 'input' is only whitespace"):
         facet_items(path, ["hidden_emotion"], "all")
 
 
 def test_a_facet_row_with_an_unknown_dimension_is_an_error_not_dropped(tmp_path: Path) -> None:
     path = _rows(tmp_path, {}, {"dimension": "hiden_emotion"}, {})
-    with pytest.raises(DataError, match=r"items.jsonl, row line 3: unknown dimension 'hiden_emotion'"):
+    with pytest.raises(DataError, match=r"items.jsonl, line 3: unknown dimension 'hiden_emotion'"):
         facet_items(path, ["hidden_emotion"], "all")
     assert len(facet_items(_rows(tmp_path, {}, {}), ["hidden_emotion"], "all")) == 3
 

@@ -69,7 +69,7 @@ def test_bad_rows_name_file_and_row(tmp_path: Path, samples_file: Path) -> None:
     data["samples"][2]["en"]["answer"] = "melancholy"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(DataError, match=r"bad.json, row record 5: answer 'melancholy': label 'melancholy' is not in"):
+    with pytest.raises(DataError, match=r"bad.json, record 5: answer 'melancholy': label 'melancholy' is not in"):
         facet_items(bad, OBJECTIVE, "all")
     data["samples"][2]["dim"] = "Telepathy"
     bad.write_text(json.dumps(data), encoding="utf-8")
@@ -90,8 +90,8 @@ def test_project_jsonl_rows_are_validated(tmp_path: Path) -> None:
     for record, message in cases:
         path = tmp_path / "items.jsonl"
         path.write_text(json.dumps(good) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
-        with pytest.raises(DataError, match=rf"items.jsonl, row line 2: .*{message}"):
+        with pytest.raises(DataError, match=rf"items.jsonl, line 2: .*{message}"):
             facet_items(path, OBJECTIVE, "all")
     path.write_text(json.dumps(good) + "\n{not json\n", encoding="utf-8")
-    with pytest.raises(DataError, match="row line 2: invalid JSON"):
+    with pytest.raises(DataError, match="line 2: invalid JSON"):
         facet_items(path, OBJECTIVE, "all")

@@ -110,7 +110,7 @@ def test_bad_project_rows_are_named(tmp_path: Path, edit, message: str) -> None:
 def test_invalid_json_line_is_named(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(FIXTURE.read_text(encoding="utf-8") + "{not json\n", encoding="utf-8")
-    with pytest.raises(DataError, match=r"row 5: invalid JSON"):
+    with pytest.raises(DataError, match=r"line 5: invalid JSON"):
         project_samples(bad)
 
 

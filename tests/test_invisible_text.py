@@ -34,7 +34,7 @@ def test_visible(text: str, seen: bool) -> None:
 
 
 def test_the_shared_check_names_file_row_field_and_the_characters() -> None:
-    with pytest.raises(DataError, match=r"^f.jsonl, row line 3: field 'query' has no visible character, only "
+    with pytest.raises(DataError, match=r"^f.jsonl, line 3: field 'query' has no visible character, only "
                                         r"invisible ones \(U\+200B, U\+200C, U\+200D, U\+2060, U\+FEFF\)$"):
         check_text(INVISIBLE, "f.jsonl", "line 3", "query")
     with pytest.raises(DataError, match="field 'query' is only whitespace"):
@@ -56,7 +56,7 @@ def test_pace_refuses_an_invisible_query() -> None:
 
     record = _first("pace/items_en.jsonl")
     normalise(record, "p.jsonl", "line 2", 1, {})
-    with pytest.raises(DataError, match=r"p.jsonl, row line 2: field 'query' has no visible character"):
+    with pytest.raises(DataError, match=r"p.jsonl, line 2: field 'query' has no visible character"):
         normalise({**record, "query": INVISIBLE}, "p.jsonl", "line 2", 1, {})
 
 
@@ -79,5 +79,5 @@ def test_longemotion_refuses_an_invisible_question_or_passage(tmp_path: Path) ->
     record = {"number": "q1", "problem": "What does she feel?", "answer": "relief", "context": "A long passage."}
     assert len(qa_samples(_jsonl(tmp_path / "Emotion_QA.jsonl", record))) == 1
     for field in ("problem", "context"):
-        with pytest.raises(DataError, match=rf"Emotion_QA.jsonl, row line 2: field '{field}' has no visible"):
+        with pytest.raises(DataError, match=rf"Emotion_QA.jsonl, line 2: field '{field}' has no visible"):
             qa_samples(_jsonl(tmp_path / "Emotion_QA.jsonl", record, {**record, field: INVISIBLE}))

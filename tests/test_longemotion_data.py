@@ -137,13 +137,13 @@ def test_list_and_string_report_fields_are_joined() -> None:
 def test_bad_rows_name_file_row_and_field(tmp_path: Path) -> None:
     bad = tmp_path / "Emotion_Detection_backup.jsonl"
     bad.write_text(json.dumps({"text": [{"index": 0, "context": "a"}], "label": ["x"], "ground_truth": 3}) + "\n")
-    with pytest.raises(DataError, match=r"row line 1: ground_truth 3 is outside 0..0"):
+    with pytest.raises(DataError, match=r"line 1: ground_truth 3 is outside 0..0"):
         longemotion_dataset("detection", data_dir=str(tmp_path))
     bad.write_text('{"text": [], "label": []}\nnot json\n')
-    with pytest.raises(DataError, match="row line 2: invalid JSON"):
+    with pytest.raises(DataError, match="line 2: invalid JSON"):
         longemotion_dataset("detection", data_dir=str(tmp_path))
     bad.write_text('{"text": [], "label": []}\n')
-    with pytest.raises(DataError, match="row line 1: missing field 'ground_truth'"):
+    with pytest.raises(DataError, match="line 1: missing field 'ground_truth'"):
         longemotion_dataset("detection", data_dir=str(tmp_path))
     ec = tmp_path / "Emotion_Classification_Emobench.jsonl"
     ec.write_text(json.dumps({"id": 1, "content": "x", "subject": "A", "label": "Joy", "choices": ["Anger", "Fear"]}) + "\n")

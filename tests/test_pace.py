@@ -161,7 +161,7 @@ def test_loader_json_list_and_ids(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("rows, problem", [
-    ([{"id": "a"}], "row line 1: missing or empty query"),
+    ([{"id": "a"}], "line 1: missing or empty query"),
     ([{"query": "x", "lang": "fr"}], "lang is 'fr'"),
     ([{"query": "x", "scenario": "cooking"}], "not a PACE scenario"),
     ([{"query": "x", "provocation": "rage"}], "provocation 'rage'"),

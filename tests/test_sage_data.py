@@ -92,7 +92,7 @@ def test_bad_rows_name_the_file_row_and_field(tmp_path: Path, row, problem: str)
     path = write(tmp_path, [GOOD, row])
     with pytest.raises(DataError, match=problem) as err:
         load_scenarios(str(path))
-    assert "row 2" in str(err.value) and "bad.jsonl" in str(err.value)
+    assert ("row 2" in str(err.value) or "line 2" in str(err.value)) and "bad.jsonl" in str(err.value)
 
 
 def test_unknown_intention_is_accepted_with_an_explicit_type(tmp_path: Path) -> None:

@@ -28,4 +28,6 @@ class DataError(EqEvalsError):
 
     def __init__(self, file: str, row: str | int, problem: str) -> None:
         self.file, self.row, self.problem = file, row, problem
-        super().__init__(f"{file}, row {row}: {problem}")
+        # a JSON Lines row is named by its line ("line 3"), other rows by number or name ("row 3", "record 2")
+        where = row if isinstance(row, str) and row.split(" ", 1)[0] in ("line", "record", "row") else f"row {row}"
+        super().__init__(f"{file}, {where}: {problem}")

@@ -61,12 +61,12 @@ def _run_on(items: Path, tmp_path: Path) -> None:
 
 
 def test_a_facet_item_of_only_whitespace_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(EqEvalsError, match=r"items.jsonl, row line 2: field 'input' is only whitespace"):
+    with pytest.raises(EqEvalsError, match=r"items.jsonl, line 2: field 'input' is only whitespace"):
         _run_on(_items(tmp_path, " \n\t "), tmp_path)
 
 
 def test_a_facet_item_of_only_zero_width_characters_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(EqEvalsError, match=r"items.jsonl, row line 2: field 'input'"):
+    with pytest.raises(EqEvalsError, match=r"items.jsonl, line 2: field 'input'"):
         _run_on(_items(tmp_path, "\u200b\u200c\u200d\u2060\ufeff"), tmp_path)
 
 
