@@ -97,6 +97,15 @@ def test_garbled_agent_leaves_its_dimension_missing_and_the_composite_renormalis
         assert models and all("garbled" in m for m in models), "pace_cg is its own role"
     metrics = log.results.scores[0].metrics
     assert "C" not in metrics and metrics["missing_C"].value == 4
+    # doctor and the leaderboard count the partial composites (issue 19)
+    from eq_evals import logcheck
+    from eq_evals.report import run
+
+    assert logcheck.read_checked(log.location)[1].partial_composites["pace_board"] == 4
+    result = run([log.location], str(tmp_path / "ratings"), bootstrap=10, progress=False)
+    [row] = result["pace"][0]["rows"]
+    assert row["partial_composites"] == 4
+    assert "(4 partial composites)" in (tmp_path / "ratings" / "leaderboard.md").read_text(encoding="utf-8")
 
 
 def test_all_agents_unreadable_is_unscored_never_zero(tmp_path: Path) -> None:

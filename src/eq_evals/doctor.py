@@ -65,7 +65,9 @@ def render(report: dict[str, Any]) -> str:
             lines.append(f"  error x{n}: {message}")
         for scorer, n in d["scored"].items():
             unscored = [u for u in d["unscored"] if u["scorer"] == scorer]
-            lines.append(f"  {scorer}: {n} scored, {sum(u['count'] for u in unscored)} unscored")
+            partial = d.get("partial_composites", {}).get(scorer, 0)
+            lines.append(f"  {scorer}: {n} scored, {sum(u['count'] for u in unscored)} unscored"
+                         + (f", {partial} of the scored are partial composites (a part missing)" if partial else ""))
         for u in d["unscored"]:
             if u["scorer"] not in d["scored"]:
                 lines.append(f"  {u['scorer']}: 0 scored")

@@ -136,6 +136,7 @@ class LogCheck:
     errors: Counter = field(default_factory=Counter)            # first line of each sample error -> count
     unscored: Counter = field(default_factory=Counter)          # (scorer, reason) -> count
     scored: Counter = field(default_factory=Counter)            # scorer -> scored samples
+    partial_composites: Counter = field(default_factory=Counter)  # scorer -> scores built from a subset of parts
     partial_inputs: int = 0  # samples built from partial logs (facet_pairwise -T allow_partial=true)
     data_versions: list[str] = field(default_factory=list)  # distinct data_source records of the samples
     datasets: list[str] = field(default_factory=list)  # the header's dataset versions: name@sha256 (12 digits)
@@ -170,6 +171,7 @@ class LogCheck:
                 "status": self.status, "complete": self.complete, "state": self.state(), "planned": self.planned,
                 "present": self.present, "errored": self.errored, "errors": dict(self.errors),
                 "scored": dict(self.scored), "partial_inputs": self.partial_inputs,
+                "partial_composites": dict(self.partial_composites),
                 "data_versions": self.data_versions, "datasets": self.datasets,
                 "unscored": [{"scorer": s, "reason": r, "count": n} for (s, r), n in sorted(self.unscored.items())]}
 
@@ -212,6 +214,8 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
                 info.unscored[(name, unscored_reason(score))] += 1
             else:
                 info.scored[name] += 1
+                if (score.metadata or {}).get("partial_composite"):  # e.g. a PACE EQ missing a dimension
+                    info.partial_composites[name] += 1
     info.data_versions = sorted(versions)
     return info
 

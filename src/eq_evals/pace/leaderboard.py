@@ -9,6 +9,7 @@ Battle logs (``pace_pairwise``) are rated by the main tables of ``eq-evals ratin
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from eq_evals.errors import EqEvalsError
@@ -48,8 +49,12 @@ def collect(logs: list[tuple[Any, LogCheck]], bootstrap: int = 1000, seed: int =
                 results = score_models(recs, group["weights"], n_boot=max(bootstrap, 1), seed=seed)
             except ValueError as ex:
                 raise EqEvalsError(f"PACE leaderboard ({', '.join(group['logs'])}): {ex}") from None
+            # replies whose board left a dimension unscored (a partial composite, docs/pace.md "The board"):
+            # Score(X) of that dimension is the mean over the replies that have it
+            gaps = {m: sum(1 for r in recs if r.model == m and any(math.isnan(r.scores.get(d, math.nan))
+                                                                 for d in group["weights"])) for m in results}
             rows = [{"model": r.model, "eq": r.eq, "ci_low": r.ci_low, "ci_high": r.ci_high, "se": r.se,
-                     "n_samples": r.n_samples,
+                     "n_samples": r.n_samples, "partial_composites": gaps[r.model],
                      **{d: r.dimension_scores[d] for d in DIMENSIONS if d in r.dimension_scores},
                      **{f"{d}_ci": list(r.dimension_ci[d]) for d in DIMENSIONS if d in r.dimension_ci}}
                     for r in sorted(results.values(), key=lambda r: (-r.eq, r.model))]
@@ -68,7 +73,8 @@ def render(tables: list[dict[str, Any]]) -> str:
                   "| rank | model | EQ | 95% interval | " + " | ".join(f"{d} {DIMENSION_NAMES[d]}" for d in DIMENSIONS)
                   + " | replies |", "|---|---|---|---|" + "---|" * len(DIMENSIONS) + "---|"]
         for i, r in enumerate(t["rows"], 1):
-            lines.append(f"| {i} | {r['model']} | {fmt(r['eq'], 2)} | {fmt(r['ci_low'], 2)} to {fmt(r['ci_high'], 2)} | "
+            mark = f" ({r['partial_composites']} partial composites)" if r.get("partial_composites") else ""
+            lines.append(f"| {i} | {r['model']}{mark} | {fmt(r['eq'], 2)} | {fmt(r['ci_low'], 2)} to {fmt(r['ci_high'], 2)} | "
                          + " | ".join(fmt(r.get(d), 2) for d in DIMENSIONS) + f" | {r['n_samples']} |")
         lines.append("")
     return "\n".join(lines)
