@@ -83,7 +83,7 @@ def _first_line(text: Any) -> str:
 
 
 def is_unscored(score: Any) -> bool:
-    """A score that carries no number: ``Score.unscored(...)`` or a NaN value (also inside a dict value)."""
+    """A score that carries no number: ``Score.unscored(...)``, a NaN value, or a dict value with no number."""
     if score is None:
         return True
     if getattr(score, "unscored", False) is True:
@@ -91,8 +91,10 @@ def is_unscored(score: Any) -> bool:
     value = score.value
     if isinstance(value, float) and math.isnan(value):
         return True
-    if isinstance(value, dict):
-        return any(isinstance(v, float) and math.isnan(v) for v in value.values())
+    if isinstance(value, dict):  # unscored when no entry has a number (a PACE EQ with one dimension missing
+        # is a scored partial composite, counted apart)
+        return not any(isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v))
+                       for v in value.values())
     return value is None
 
 
