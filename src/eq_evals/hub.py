@@ -476,28 +476,26 @@ def _role_models(config: Any) -> list[str]:
 JUDGE_ROLE = re.compile(r"grader|judge", re.IGNORECASE)  # the roles eq-evals' scorers judge with
 
 
-def collect_results(logs: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def collect_results(logs: list[str], allow_mixed_datasets: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Per-sample score rows and what the card names (tasks, models, judges, dataset versions) from logs.
 
     Models are the evaluated ones: the log's model, and for a judging log (which runs without a model, only
     roles) the two models of each compared pair (``model_a``/``model_b`` of its samples and verdict records).
     Judges are the models bound to grader or judge roles, and every judge named in the verdict records
     (pairwise/verdict.py)."""
-    from inspect_ai.log import read_eval_log
-
-    from eq_evals.logcheck import expand_log_paths
+    from eq_evals.logcheck import gate
 
     rows: list[dict[str, Any]] = []
     about: dict[str, Any] = {"tasks": set(), "models": set(), "judges": set(), "roles": set(), "datasets": {},
                              "benchmarks": set()}
-    for path in expand_log_paths(logs):
-        try:
-            log = read_eval_log(path)
-        except Exception as ex:  # noqa: BLE001
-            raise EqEvalsError(f"{path} is not a readable Inspect log: {ex}") from None
-        if log.status != "success":
-            raise EqEvalsError(f"{path}: the run did not finish (status {log.status}); results are published "
-                               "only from finished logs")
+    # through the gate: only complete logs are published (one per retry chain, one data and task version)
+    selection = gate(logs, allow_mixed=allow_mixed_datasets, what="eq-evals hub push-results")
+    if selection.skipped:  # partial logs (cancelled, errored): never published, not even marked
+        raise EqEvalsError("results are published only from complete logs: "
+                           + "; ".join(f"{i.path} ({i.state()})" for i in selection.skipped)
+                           + ". Finish them with `inspect eval-retry LOG` first.")
+    for log, info in selection.kept:
+        path = info.path
         task = log.eval.task.split("/")[-1]
         about["tasks"].add(task)
         model = log.eval.model if log.eval.model and log.eval.model != NO_MODEL else None
@@ -551,7 +549,7 @@ def export_results(logs: list[str], out: str | Path, repo: str | None = None, me
     target = Path(out).expanduser()
     if target.exists() and any(target.iterdir()):
         raise EqEvalsError(f"--out {out}: the folder exists and is not empty")
-    rows, about = collect_results(logs)
+    rows, about = collect_results(logs, allow_mixed_datasets)
     target.mkdir(parents=True, exist_ok=True)
     leaderboard_note = ""
     try:
