@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eq_evals.core.text import fmt
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.verdict import PairVerdict, log_verdicts
 from eq_evals.logcheck import select
@@ -242,10 +243,6 @@ def agreement(judgments: list[str], human_csv: str, allow_partial: bool = False)
     return report
 
 
-def _f(x: float | None, digits: int = 3) -> str:
-    return "n/a" if x is None else f"{x:.{digits}f}"
-
-
 def render(report: dict) -> str:
     lines = ["# Judge-human agreement (spec §5.2)", "",
              "Instances = (human annotation, judge verdict) pairs; Cohen's kappa over {A, B, DRAW}, where a judge's "
@@ -259,12 +256,12 @@ def render(report: dict) -> str:
                   "| dimension | instances | kappa | % agreement | conflict rate | kappa (non-conflicted) | non-conflicted |",
                   "|---|---|---|---|---|---|---|"]
         for dim, b in [*d["per_dimension"].items(), ("**Total**", d["total"])]:
-            lines.append(f"| {dim} | {b['n']} | {_f(b['kappa'])} | {_f(b['percent_agreement'])} | "
-                         f"{_f(b['conflict_rate'])} | {_f(b['kappa_non_conflicted'])} | {b['n_non_conflicted']} |")
+            lines.append(f"| {dim} | {b['n']} | {fmt(b['kappa'], 3)} | {fmt(b['percent_agreement'], 3)} | "
+                         f"{fmt(b['conflict_rate'], 3)} | {fmt(b['kappa_non_conflicted'], 3)} | {b['n_non_conflicted']} |")
         s = d["stability"]
         if s:
-            lines.append(f"\nStability over the {len(d['per_dimension'])} per-dimension kappas: mean {_f(s['mean'])}, "
-                         f"population SD {_f(s['sd'])}, CV {_f(s['cv'])}, min {_f(s['min'])}.")
+            lines.append(f"\nStability over the {len(d['per_dimension'])} per-dimension kappas: mean {fmt(s['mean'], 3)}, "
+                         f"population SD {fmt(s['sd'], 3)}, CV {fmt(s['cv'], 3)}, min {fmt(s['min'], 3)}.")
         if d["stability_note"]:
             lines.append(f"Note: {d['stability_note']}.")
         if d["unjudged_annotations"]:
@@ -272,18 +269,18 @@ def render(report: dict) -> str:
         lines.append("")
     f = report["fleiss_humans"]
     if f:
-        lines.append(f"Fleiss' kappa among the {f['raters']} human raters (ceiling): {_f(f['kappa'])} on {f['n']} "
+        lines.append(f"Fleiss' kappa among the {f['raters']} human raters (ceiling): {fmt(f['kappa'], 3)} on {f['n']} "
                      "matchups labelled by all of them; per dimension: "
-                     + ", ".join(f"{dim} {_f(v['kappa'])} (n={v['n']})" for dim, v in f["per_dimension"].items()))
+                     + ", ".join(f"{dim} {fmt(v['kappa'], 3)} (n={v['n']})" for dim, v in f["per_dimension"].items()))
     else:
         lines.append("Fleiss' kappa among humans: needs two or more human raters sharing two or more matchups.")
     lines += ["", "| judge | human rater | Cohen's kappa | matchups |", "|---|---|---|---|"]
     for judge, d in report["cohen"].items():
         for human, v in d["per_human"].items():
-            lines.append(f"| {judge} | {human} | {_f(v['kappa'])} | {v['n']} |")
+            lines.append(f"| {judge} | {human} | {fmt(v['kappa'], 3)} | {v['n']} |")
         if d["mean"] is not None:
-            lines.append(f"| {judge} | (mean) | {_f(d['mean'])} | |")
-    lines.append(f"\nKrippendorff's alpha (nominal, all raters): {_f(report['krippendorff_alpha']['alpha'])} "
+            lines.append(f"| {judge} | (mean) | {fmt(d['mean'], 3)} | |")
+    lines.append(f"\nKrippendorff's alpha (nominal, all raters): {fmt(report['krippendorff_alpha']['alpha'], 3)} "
                  f"on {report['krippendorff_alpha']['n']} matchups")
     return "\n".join(lines)
 

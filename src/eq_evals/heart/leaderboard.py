@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 
+from eq_evals.core.text import fmt
 from eq_evals.errors import EqEvalsError
 from eq_evals.logcheck import read as read_log, task_name
 from eq_evals.sections import Inputs, Result, Section
@@ -310,10 +311,6 @@ def build(paths: list[Any], bootstrap: int = 1000, seed: int = 0) -> dict[str, A
                       "mean theta) / ln 10 (§9.8); CI: asymptotic sqrt(1/n) (§9.8) and conversation-cluster bootstrap"}
 
 
-def _f(x: float | None, digits: int = 1) -> str:
-    return "" if x is None else f"{x:.{digits}f}"
-
-
 def render(result: dict[str, Any]) -> str:
     lines = [f"Rubric: {result['rubric']}; {result['method']}; bootstrap rounds: {result['bootstrap_rounds']}.", "",
              "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating | 95% CI (asymptotic) | 95% CI (bootstrap) "
@@ -321,29 +318,29 @@ def render(result: dict[str, Any]) -> str:
     for r in result["rows"]:
         lo, hi = r["elo_ci_asymptotic"]
         blo, bhi = r["elo_ci_bootstrap"]
-        lines.append(f"| {r['model']} | " + " | ".join(_f(r[x]) for x in LETTERS) + f" | {_f(r['overall_win_rate'])} | "
-                     f"{_f(r['elo'])} | [{_f(lo)}, {_f(hi)}] | [{_f(blo)}, {_f(bhi)}] | {r['comparisons']} | "
-                     f"{_f(r['sweep_rate'])} |")
+        lines.append(f"| {r['model']} | " + " | ".join(fmt(r[x]) for x in LETTERS) + f" | {fmt(r['overall_win_rate'])} | "
+                     f"{fmt(r['elo'])} | [{fmt(lo)}, {fmt(hi)}] | [{fmt(blo)}, {fmt(bhi)}] | {r['comparisons']} | "
+                     f"{fmt(r['sweep_rate'])} |")
     lines += ["", "H E A R T and Overall Win Rate: percent of comparisons won (draws count half). Sweep rate: percent "
               "of judged calls where the system won all five dimensions.", ""]
     for subset, rows in result.get("by_subset", {}).items():
         lines += [f"### {subset or '(no subset)'} histories only (overall)", "", "| Model | Overall Win Rate | Elo | comparisons |",
                   "|---|---|---|---|"]
-        lines += [f"| {r['model']} | {_f(r['overall_win_rate'])} | {_f(r['elo'])} | {r['comparisons']} |" for r in rows]
+        lines += [f"| {r['model']} | {fmt(r['overall_win_rate'])} | {fmt(r['elo'])} | {r['comparisons']} |" for r in rows]
         lines.append("")
     if result["judges"]:
         lines += ["### Judge diagnostics", "", "| judge | overall verdicts | error rate | first-position win rate | "
                   "self-judged share |", "|---|---|---|---|---|"]
         for j, d in result["judges"].items():
-            lines.append(f"| {j} | {d['verdicts']} | {_f(d['error_rate'], 3)} | {_f(d['first_position_win_rate'], 3)} | "
-                         f"{_f(d['self_judged_share'], 3)} |")
+            lines.append(f"| {j} | {d['verdicts']} | {fmt(d['error_rate'], 3)} | {fmt(d['first_position_win_rate'], 3)} | "
+                         f"{fmt(d['self_judged_share'], 3)} |")
         lines.append("")
     ag = result["agreement"]
     if "pairwise" in ag:
         lines += ["### Judge agreement (overall winner)", ""]
-        lines += [f"- {pair}: {_f(v['agreement'], 3)} (n={v['n']})" for pair, v in ag["pairwise"].items()]
-        lines += [f"- all {len(ag['judges'])} judges agree: {_f(ag['k_way']['agreement'], 3)} (n={ag['k_way']['n']}); "
-                  f"Fleiss' kappa {_f(ag['fleiss_kappa'], 3)}; Krippendorff's alpha {_f(ag['krippendorff_alpha'], 3)}", ""]
+        lines += [f"- {pair}: {fmt(v['agreement'], 3)} (n={v['n']})" for pair, v in ag["pairwise"].items()]
+        lines += [f"- all {len(ag['judges'])} judges agree: {fmt(ag['k_way']['agreement'], 3)} (n={ag['k_way']['n']}); "
+                  f"Fleiss' kappa {fmt(ag['fleiss_kappa'], 3)}; Krippendorff's alpha {fmt(ag['krippendorff_alpha'], 3)}", ""]
     if result["notes"]:
         lines += ["### Notes", ""] + [f"- {n}" for n in result["notes"]] + [""]
     return "\n".join(lines)
@@ -367,7 +364,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
         ax.hlines(y, lo, hi, colors=color)
         ax.vlines(lo + hi, [v - 0.05 for v in y] * 2, [v + 0.05 for v in y] * 2, colors=color)
         ax.plot([r["elo"] for r in rows], y, "o", color=color, label=label)
-    ax.set_yticks(ys, [f"{r['model'].split('/')[-1]} ({_f(r['overall_win_rate'])}%)" for r in rows], fontsize=8)
+    ax.set_yticks(ys, [f"{r['model'].split('/')[-1]} ({fmt(r['overall_win_rate'])}%)" for r in rows], fontsize=8)
     ax.set_xlabel("HEART Elo (95% CI)")
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -15,6 +15,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
+from eq_evals.core.text import MISSING
 from eq_evals import logcheck
 from eq_evals.errors import EqEvalsError
 
@@ -117,7 +118,7 @@ def collect(paths: Iterable[str], allow_partial: bool = False,
 
 def _fmt(cell: Cell | None) -> str:
     if cell is None:
-        return "-"
+        return MISSING
     if cell.value is None:
         return f"unscored ({cell.unscored})"
     text = f"{cell.value:.2f}" + (f" ± {cell.stderr:.2f}" if cell.stderr is not None else "")

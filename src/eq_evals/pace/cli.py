@@ -18,6 +18,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from eq_evals.core.text import MISSING
 from eq_evals.core.text import read_jsonl
 from eq_evals.errors import EqEvalsError
 
@@ -128,7 +129,7 @@ def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none
 
 
 def _fmt_ci(ci: Any) -> str:
-    return "" if ci is None else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+    return MISSING if ci is None else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
 
 
 def cmd_weights(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span
 
+from eq_evals.core.text import MISSING
 from eq_evals.core.limits import limit_hit, limit_score, unscored_if_cut
 from eq_evals.pairwise.verdict import Judgment, PairVerdict, dump
 from eq_evals.errors import EqEvalsError
@@ -53,7 +54,7 @@ def pace_roles(drop: str | None = None, ca_mode: str = "deterministic", overall:
 
 
 def _fmt(x: float | None) -> str:
-    return "missing" if x is None else f"{x:.3g}"
+    return MISSING if x is None else f"{x:.3g}"
 
 
 def _weights_note(used: dict[str, float], missing: list[str]) -> str:

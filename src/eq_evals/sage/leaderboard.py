@@ -158,10 +158,6 @@ def ranks(rows: list[Row]) -> list[str]:
     return out
 
 
-def _fmt(x: float | None, digits: int = 1) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
-
-
 def render(rows: list[Row]) -> str:
     header = ["Rank", "Model", "Simulator", "Scenarios", "N", "Sentient", "95% CI", "Success", "Failure", "Unscored",
               "Turns", "Rational", "Emotional"]
@@ -173,9 +169,9 @@ def render(rows: list[Row]) -> str:
     table = [header]
     for rank, r in zip(ranks(rows), rows):
         mark = (" (partial)" if r.partial else "") + (" (unscored)" if r.n == 0 else "")
-        table.append([rank, r.model + mark, r.simulator, r.scenarios, str(r.n), _fmt(r.sentient), f"{_fmt(r.ci_low)}-{_fmt(r.ci_high)}",
-                      str(r.success), str(r.failure), str(r.unscored), _fmt(r.mean_turns, 2), _fmt(r.rational),
-                      _fmt(r.emotional)] + ([" ".join(f"{k}={r.settings.get(k)}" for k in varying)] if varying else []))
+        table.append([rank, r.model + mark, r.simulator, r.scenarios, str(r.n), fmt(r.sentient), f"{fmt(r.ci_low)}-{fmt(r.ci_high)}",
+                      str(r.success), str(r.failure), str(r.unscored), fmt(r.mean_turns, 2), fmt(r.rational),
+                      fmt(r.emotional)] + ([" ".join(f"{k}={r.settings.get(k)}" for k in varying)] if varying else []))
     widths = [max(len(row[c]) for row in table) for c in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
     lines.insert(1, "  ".join("-" * w for w in widths))
