@@ -100,8 +100,8 @@ def test_failing_model_then_eval_retry_loses_and_doubles_nothing(benchmark: str,
     # the folder now holds the failed log and its retry: every command uses the retry, without a skip warning
     selection = logcheck.select([failed.location, retried.location])
     assert [i.path for _, i in selection.kept] == [retried.location]
-    assert selection.warnings == [f"note: left out {failed.location} ({info.state()}): its retry "
-                                  f"{retried.location} is complete"]
+    assert selection.warnings == [f"note: left out {failed.location} (not complete): the same run (task id "
+                                  f"{failed.eval.task_id}) is read from {retried.location}, its completed retry"]
     assert doctor.diagnose([str(tmp_path / "failed")])["ok"]
     if benchmark == "sage":
         rows = sage_leaderboard.collect([str(tmp_path / "failed")])
