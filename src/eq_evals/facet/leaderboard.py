@@ -28,7 +28,7 @@ OBJECTIVE_DIMENSIONS = ("apparent_emotion", "hidden_emotion", "emotion_predictio
                         "crisis_recognition")
 # ΔZ's subjective term is FACET's Overall whatever --method rates the tables with (docs/pairwise.md, '3. eq-evals ratings', ΔZ).
 SUBJECTIVE_STATISTIC = ("Overall TrueSkill mu (FACET's Subjective Average: TrueSkill as FACET rates, on all "
-                        "dimensions' comparisons of the language pooled; docs/pairwise.md, '3. eq-evals ratings', ΔZ)")
+                        "dimensions' comparisons of the language pooled; docs/pairwise.md §3, ΔZ)")
 OBJECTIVE_META = {"objective_average", "partial_average", "missing_dimensions", "partial_run"}
 MIN_COHORT = 3  # z-scores over fewer models are meaningless (docs/ratings.md, '9. The Subjective–Objective gap'; needs >= 3 models)
 

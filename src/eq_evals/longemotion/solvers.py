@@ -138,7 +138,7 @@ def longemotion_setup(task: str, method: str = "base", retriever: str = "auto",
     if method != "base" and chunk_tokenizer != PAPER_CHUNK_TOKENIZER:
         # docs/longemotion.md, 'Implementation details and deviations': the release measured chunks with the Llama-3.1-8B-Instruct tokenizer
         settings["chunk_tokenizer_deviation"] = (f"chunks measured with {chunk_tokenizer}, not the paper's "
-                                                 f"{PAPER_CHUNK_TOKENIZER} (docs/longemotion.md, 'Implementation details and deviations')")
+                                                 f"{PAPER_CHUNK_TOKENIZER} (see docs/longemotion.md)")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if task in JUDGED:

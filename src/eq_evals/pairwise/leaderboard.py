@@ -213,7 +213,7 @@ def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, see
 
 
 DIMENSION_MEAN_LABEL = ("mean of dimension ratings (plain mean of the model's per-dimension ratings: a different "
-                        "statistic from Overall, which rates all dimensions' comparisons pooled; docs/ratings.md, '3. TrueSkill as FACET does it', 'Overall')")
+                        "statistic from Overall, which rates all dimensions' comparisons pooled; docs/ratings.md §3)")
 
 
 def render_tables(method: str, tables: list[Table], judges: dict) -> str:
