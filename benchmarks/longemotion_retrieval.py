@@ -5,7 +5,7 @@
    the upstream EC example contexts when ../shared is present, else generated paragraphs) with an empty
    embedding cache, each retriever in a fresh subprocess;
 2. retrieval recall of the planted emotional passage in Emotion Classification items (query = the
-   subject's name, spec §4.1) at k = 1 (the paper's EC setting) and k = 4, for 128- and 512-unit chunks.
+   subject's name, docs/longemotion.md, 'Methods', step 2) at k = 1 (the paper's EC setting) and k = 4, for 128- and 512-unit chunks.
 
 Items: the project fixtures (datasets/longemotion/fixtures) and, when present, the upstream EC examples
 in ../shared/data/longemotion/examples_2025-08 (read only; nothing of them is written out but counts).

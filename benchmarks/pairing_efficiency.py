@@ -12,7 +12,7 @@ same judge seeds (1000 + s) and therefore the same item qualities.
 - Round robin: items in order, all pairs on each item; checked after each item (90 calls).
   ``round_robin_fine`` is the same schedule checked every ``--batch`` matchups, reported as a
   sensitivity check (finer checkpoints can only lower "first" and may raise "sustained").
-- FACET adaptive (spec §4.6, unchanged): the seed round on the first ``--seed-items`` items,
+- FACET adaptive (docs/ratings.md, '7. Pairing', unchanged): the seed round on the first ``--seed-items`` items,
   then smart rounds (TrueSkill-FACET ratings, priority tiers 8/4/2 over 20 pairs).
 - Active: ``active_pairs`` from an empty state: a random spanning cycle (10 matchups), then
   batches of ``--batch`` matchups chosen to reduce the expected number of mis-ordered pairs under

@@ -1,4 +1,4 @@
-"""`eq-evals agreement` per spec §5.2: instances, per-dimension and Total kappa, conflicts, stability, Fleiss."""
+"""`eq-evals agreement` as in docs/pairwise.md, '4. eq-evals agreement': instances, per-dimension and Total kappa, conflicts, stability, Fleiss."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Causal-PACE weights and composite EQ: every number of spec pace.md §4.9, and properties on simulated data."""
+"""Causal-PACE weights and composite EQ: the worked numbers of docs/pace-weights.md, and properties on simulated data."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from eq_evals.ratings.causal_pace import (
     battles_from_records,
 )
 
-# spec §4.9.2: (P, A, C, E) -> (n_Y0, n_Y1), exact expected counts of a known SCM (N = 1600)
+# the worked example of docs/pace-weights.md, 'Estimating weights': (P, A, C, E) -> (n_Y0, n_Y1), exact expected counts of a known SCM (N = 1600)
 COUNTS = {
     (0, 0, 0, 0): (216, 24), (0, 0, 0, 1): (42, 18), (0, 0, 1, 0): (126, 54), (0, 0, 1, 1): (60, 60),
     (0, 1, 0, 0): (48, 12), (0, 1, 0, 1): (24, 16), (0, 1, 1, 0): (24, 16), (0, 1, 1, 1): (24, 36),

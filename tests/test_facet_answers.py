@@ -1,4 +1,4 @@
-"""FACET answer parsing and the R1/R2/R3 rules: the spec's worked examples (§3.5) and robust parsing."""
+"""FACET answer parsing and the R1/R2/R3 rules (docs/facet.md, 'Scoring'): worked examples and robust parsing."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def item(dimension: str, fmt: str, answer, secondary=None, language: str = "en",
     return dict(dimension=dimension, format=fmt, answer=answer, secondary_answer=secondary, language=language, **extra)
 
 
-# (item, response, score in reference mode, score normalised): spec §3.5 plus the spec's quirks
+# (item, response, score in reference mode, score normalised): the rules' cases, including the authors' scorer's quirks
 WORKED = [
     (item("apparent_emotion", "single_select", "anger", "resentment"), "<answer>resentment</answer>", 0.5, 0.5),
     (item("apparent_emotion", "single_select", "loneliness"), "Loneliness", 0.0, 1.0),

@@ -1,4 +1,4 @@
-"""facet_crisis extra metrics (spec §2.2 REC): mean signed error over every epoch, confusion matrix."""
+"""facet_crisis extra metrics (docs/pairwise.md, '3. eq-evals ratings'; FACET paper §2.2): mean signed error over every epoch, confusion matrix."""
 
 from __future__ import annotations
 

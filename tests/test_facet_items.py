@@ -1,6 +1,6 @@
 """The bundled FACET perception/cognition items and interaction pools at the paper's size (issue 11).
 
-Spec §1.1: 60 items per objective dimension per language with single/multi splits 41/19 (apparent),
+FACET paper §4.2 and Fig. 6b: 60 items per objective dimension per language with single/multi splits 41/19 (apparent),
 40/20 (hidden), 47/13 (prediction), and three interaction pools of 60 prompts. The validators
 (src/eq_evals/facet/validate.py) run on the files; figures they produce are quoted in the dataset card.
 """

@@ -1,4 +1,4 @@
-"""The loader for the authors' released FACET JSON (spec §7.2 loader checks), on ../shared/data."""
+"""The loader for the authors' released FACET JSON (docs/facet.md, 'Dataset'; datasets/facet/README.md, 'Schema'), on ../shared/data."""
 
 from __future__ import annotations
 

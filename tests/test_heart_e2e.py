@@ -247,7 +247,7 @@ def test_release_histories_end_to_end(tmp_path: Path) -> None:
     assert scores["heart-reg-043"].metadata["skipped"] == ["reference: misaligned (exclude_misaligned_reference)"]
     assert scores["heart-adv-00"].metadata["skipped"] == ["reference: this history has none (adversarial)"]
     adv = next(s for s in log.samples if s.id == "heart-adv-00")
-    # the adversarial history is shown with the supporter first and the hostile seeker last (spec §3.3)
+    # the adversarial history is shown with the supporter first and the hostile seeker last (docs/heart.md, 'Dataset')
     prompt = adv.messages[1].text
     assert prompt.splitlines()[-2].startswith("Seeker: ") and prompt.splitlines()[-1] == "Supporter:"
 

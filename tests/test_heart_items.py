@@ -27,7 +27,7 @@ LANGUAGES = ("en", "zh")
 
 FIELDS = ("id", "language", "subset", "dialogue_history", "speakers", "emotion_type", "problem_type", "situation",
           "escalation_profile", "reference_response", "source")
-# ESConv's labels (Liu et al. 2021), as the brief lists them (spec §1.3).
+# ESConv's labels (Liu et al. 2021), (datasets/heart/README.md, 'Schema').
 EMOTIONS = {"anxiety", "depression", "sadness", "fear", "anger", "shame", "disgust", "nervousness", "pain"}
 PROBLEMS = ("ongoing depression", "job crisis", "academic pressure", "breakup with partner", "problems with friends",
             "alcohol abuse", "sleep problems", "conflict with parents", "appearance anxiety", "procrastination",

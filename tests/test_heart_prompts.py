@@ -1,5 +1,5 @@
 """HEART prompts: generation prompt (resolved speakers, both styles), reply cleaning, the judge prompt in both
-orders and both rubrics, the verdict parser on the spec's cases, same-family exclusion and the order hash."""
+orders and both rubrics, the verdict parser on the cases of docs/heart.md ('Judging'), same-family exclusion and the order hash."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ ALL = dict(human_alignment="A0493+++", empathic_responsiveness="A0488", attuneme
            resonance=" A0488 ++", task_following="A0493+", overall="A0488+++++")
 
 
-def test_verdict_parser_spec_cases() -> None:
+def test_verdict_parser_cases() -> None:
     v = verdicts(reply(**ALL))
     assert v == {"H": (0, 3), "E": (1, 1), "A": (0, 5), "R": (1, 2), "T": (0, 1), "overall": (1, 5)}
     fenced = "Here you go:\n```json\n" + reply(**ALL) + "\n```\nThanks"
@@ -112,7 +112,7 @@ def test_families_and_same_family_exclusion() -> None:
     judges = ["openai/gpt-4o", "anthropic/claude-sonnet-4-20250514", "google/gemini-2.5-flash"]
     assert eligible_judges(judges, ["openai/gpt-4.1-mini", "esconv_original"]) == (judges[1:], False)
     assert eligible_judges(judges, ["openai/gpt-5", "anthropic/claude-opus-4"]) == (judges[2:], False)
-    # only same-family judges: all judge, flagged self-judged (spec §11 #4)
+    # only same-family judges: all judge, flagged self-judged (docs/heart.md, 'Judging (scorer heart_pairwise)', exclude_same_family)
     assert eligible_judges(judges[:1], ["openai/gpt-5", "reference"]) == (judges[:1], True)
     assert eligible_judges(judges, ["openai/gpt-5", "reference"], exclude_same_family=False) == (judges, True)
 

@@ -1,5 +1,5 @@
 """HEART's rating arithmetic: the soft-outcome mapping, the Elo formula, the asymptotic interval, recovery of known
-strengths, and agreement with the release's arithmetic as spec §6.2 describes it (re-implemented here)."""
+strengths, and agreement with the release's arithmetic as docs/heart.md, 'Ratings (eq-evals ratings)' and docs/ratings.md, '2. Bradley–Terry (default)' describe it (re-implemented here)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def synthetic(n_items: int = 150, seed: int = 7) -> list[dict]:
 
 
 def release_elo(records: list[dict]) -> dict[str, float]:
-    """The release's arithmetic as spec §6.2 describes it: soft score s_c for the first-listed system; minimise
+    """The release's arithmetic as docs/heart.md, 'Ratings (eq-evals ratings)' and docs/ratings.md, '2. Bradley–Terry (default)' describe it: soft score s_c for the first-listed system; minimise
     -sum[s log p + (1-s) log(1-p)] + 1e-6 sum(log s_i)^2 with p = s_a/(s_a+s_b) clipped to [1e-10, 1-1e-10], BFGS
     from theta = 0; strengths divided by their geometric mean; rating 1500 + 400 log10(s_i)."""
     soft = {1: 0.55, 2: 0.65, 3: 0.75, 4: 0.85, 5: 0.95}
@@ -79,7 +79,7 @@ def test_elo_formula_and_asymptotic_interval() -> None:
     for m, s in strengths.items():
         assert scores[m] == pytest.approx(1500 + 400 * math.log10(s / geomean))
     lo, hi = asymptotic_interval(1500.0, 4000)
-    assert (hi - lo) / 2 == pytest.approx(340.5 / math.sqrt(4000), rel=1e-3)  # ±5.4 at n = 4,000 (spec §6.2)
+    assert (hi - lo) / 2 == pytest.approx(340.5 / math.sqrt(4000), rel=1e-3)  # ±5.4 at n = 4,000 (HEART paper §9.8: SE = sqrt(1/n_i))
     assert asymptotic_interval(1500.0, 0) == (None, None)
 
 

@@ -102,10 +102,10 @@ def test_language_counts_in_the_card(exported: dict[str, Path]) -> None:
         assert line.endswith(row), (name, line)
 
 
-def test_facet_configs_are_the_spec_ones(exported: dict[str, Path]) -> None:
+def test_facet_configs_are_the_item_pools(exported: dict[str, Path]) -> None:
     _, manifest = hub.load_manifest("facet")
     assert list(manifest.configs) == ["apparent", "hidden", "prediction", "social", "crisis", "deepening",
-                                      "shared", "naturalness"]  # spec facet.md §7.1
+                                      "shared", "naturalness"]  # one per item pool (docs/hub.md)
 
 
 def test_load_dataset_returns_exactly_the_bundled_rows_for_every_config(exported: dict[str, Path],
@@ -140,7 +140,7 @@ def test_rows_that_are_not_project_authored_are_refused(tmp_path: Path, monkeypa
     shutil.copytree(declarative_root() / "datasets" / "facet", overlay)
     lines = (overlay / "crisis.jsonl").read_text(encoding="utf-8").splitlines()
     row = json.loads(lines[2])
-    row["id"] = "facet-009-zh"  # the authors' id scheme (spec §7.1): their items have no license
+    row["id"] = "facet-009-zh"  # the authors' id scheme (datasets/facet/README.md, 'Schema'): their items have no license
     lines[2] = json.dumps(row, ensure_ascii=False)
     (overlay / "crisis.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path / "overlay"))

@@ -62,7 +62,7 @@ def test_classification_rag_retrieves_the_planted_scene(log_dir: str) -> None:
     for sample in log.samples:
         [job] = sample.metadata["retrieval"]["jobs"]
         [chunk] = job["selected"]
-        assert sample.metadata["subject"] in chunk["chunk"]  # query = the subject's name (spec §4.1)
+        assert sample.metadata["subject"] in chunk["chunk"]  # query = the subject's name (docs/longemotion.md, 'Methods', step 2)
         prompt = sample.messages[-2].text if sample.messages[-1].role == "assistant" else sample.messages[-1].text
         assert "Retrieved chunks:\n" + chunk["chunk"] in prompt
 
@@ -82,7 +82,7 @@ def test_qa_f1(method: str, log_dir: str) -> None:
     assert metrics(run("qa", log_dir, "le_wrong", method=method))["mean"] == 0.0
 
 
-# the three metrics of each stage, as the spec names them (spec §4.4, paper Table 10)
+# the three metrics of each stage, as the release names them (LongEmotion paper Table 10)
 STAGE_METRICS = {
     1: {"Establishing the Therapeutic Alliance", "Emotional Acceptance and Exploration Guidance", "Systematic Assessment"},
     2: {"Recognizing Surface-Level Reaction Patterns", "Deep Needs Exploration", "Pattern Interconnection Analysis"},
@@ -268,13 +268,13 @@ def test_finentity_uses_its_own_enrichment_prompt(log_dir: str, tmp_path) -> Non
 @pytest.mark.parametrize("task", ["classification", "detection"])
 def test_default_retries_give_five_tries_as_the_original(task: str, log_dir: str) -> None:
     log = run(task, log_dir, "le_malformed")
-    assert {s.metadata["attempts"] for s in log.samples} == {5}  # spec §3.2: up to 5 tries
+    assert {s.metadata["attempts"] for s in log.samples} == {5}  # docs/longemotion.md, 'Parameters': up to 5 tries
 
 
 @pytest.mark.parametrize(("method", "tries"), [("base", 10), ("rag", 5), ("coem", 10)])
 def test_default_panas_tries_follow_the_original_per_method(method: str, tries: int, log_dir: str) -> None:
     log = run("expression", log_dir, "le_malformed", method=method, emotions="Anger")
-    assert {s.metadata["attempts"] for s in log.samples} == {tries}  # spec §4.6: 10, RAG 5
+    assert {s.metadata["attempts"] for s in log.samples} == {tries}  # docs/longemotion.md, 'Parameters': 10, RAG 5
 
 
 def test_conversation_stderr_is_clustered_by_dialogue(log_dir: str) -> None:
@@ -304,4 +304,4 @@ def test_chunk_tokenizer_deviation_is_flagged(log_dir: str) -> None:
 
 
 def test_detection_declares_no_unused_initial_ranking_count() -> None:
-    assert "top_k_initial" not in register_all()["longemotion_detection"].__doc__  # ED skips it (spec §4.2)
+    assert "top_k_initial" not in register_all()["longemotion_detection"].__doc__  # ED skips it (LongEmotion paper App. E)

@@ -8,7 +8,7 @@ from eq_evals.longemotion import parsing
 from eq_evals.longemotion.scorer import load_rubric, parse_judgement
 
 
-def test_f1_vector_from_the_spec() -> None:
+def test_f1_vector() -> None:
     f1 = parsing.token_f1("The Health Protection Behavior", "Health Protection Behavior, Health Detection Behavior")
     assert f1 == pytest.approx(2 * 1.0 * 0.5 / 1.5)
 

@@ -33,7 +33,7 @@ MIN_PER_SCENARIO = 10
 MIN_PER_PROVOCATION = 8
 MIN_ITEMS = 60
 MAX_QUERY_CHARS = {"en": 600, "zh": 300}
-MAX_SENTENCES = 6  # the brief: one to six sentences, counted by a naive split on end punctuation
+MAX_SENTENCES = 6  # one to six sentences (datasets/pace/README.md, 'How the items were written'), counted by a naive split on end punctuation
 SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？])\s*")
 NGRAM = 5
 MAX_JACCARD = 0.5

@@ -42,7 +42,7 @@ def test_generation_records_style_statistics(generations: Path) -> None:
     for log in logs:
         names = {s.name for s in log.results.scores}
         assert {"length", "bullets", "opening_template", "closing_template"} <= names
-        assert len(log.samples) == 60  # the naturalness pool, EN (spec §1.1: 60 per pool)
+        assert len(log.samples) == 60  # the naturalness pool, EN (FACET paper Fig. 6b: 60 per pool)
 
 
 def test_round_robin_judging_in_both_orders(generations: Path, tmp_path: Path) -> None:
@@ -100,7 +100,7 @@ def test_adaptive_pairing_runs_rounds_from_the_ratings(generations: Path, tmp_pa
     phases = {sample_verdicts(s)[0].phase for s in log.samples}
     assert "seed" in phases and "smart_1" in phases
     # the scripted judge's ranking is stable after the first rating-driven round, so the run converges
-    # (spec §4.6: stop when the ranking is unchanged) well before max_rounds
+    # (docs/ratings.md, '7. Pairing', ranking_unchanged: stop when the ranking is unchanged) well before max_rounds
     assert not any(p in phases for p in ("smart_3", "smart_4"))
     keys = [(s.metadata["item"], s.metadata["model_a"], s.metadata["model_b"]) for s in log.samples]
     assert len(keys) == len(set(keys)), "a pair is never judged twice on the same prompt"

@@ -1,4 +1,4 @@
-"""Verdict aggregation (spec §4.5), comparison records, ordering and win rates."""
+"""Verdict aggregation (docs/ratings.md, '1. Records and aggregation of the two orders'), comparison records, ordering and win rates."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Subjective-Objective gap (spec §6.4), checked against the paper's own table values."""
+"""Subjective-Objective gap (FACET paper §3, Fig. 3d), checked against the paper's own table values."""
 
 import math
 
@@ -6,7 +6,7 @@ import pytest
 
 from eq_evals.ratings import delta_z, profile, profiles, zscores
 
-# Spec §6.1 Objective Average and §6.2 Subjective Average, transcribed from the spec.
+# FACET paper Fig. 2: Objective Average and Subjective Average rows, transcribed.
 OBJ = {
     "zh": {"GPT-5": 63.02, "Gemini-2.5-pro": 64.30, "Claude-sonnet-4": 57.58, "Grok-4": 57.52, "Kimi-k2": 51.78,
            "Qwen3-235b": 47.11, "DeepSeek-r1": 55.85, "GLM-4.5": 46.67, "Doubao-seed-1.6": 54.19},
@@ -19,7 +19,7 @@ SUB = {
     "en": {"GPT-5": 949.23, "Gemini-2.5-pro": 1040.63, "Claude-sonnet-4": 1078.68, "Grok-4": 1089.20, "Kimi-k2": 1262.93,
            "Qwen3-235b": 891.36, "DeepSeek-r1": 1164.09, "GLM-4.5": 1149.76, "Doubao-seed-1.6": 1079.55},
 }
-# Spec §6.4 table: (Z_obj, Z_sub, Delta Z) per language, and the profile.
+# FACET paper §3 (values it quotes) and Fig. 2 (the rest, derived): (Z_obj, Z_sub, Delta Z) per language, and the profile.
 EXPECTED = {
     "GPT-5": ((1.317, -1.797, -3.114), (1.005, -1.227, -2.232), "cognitive-dominant"),
     "Gemini-2.5-pro": ((1.537, 0.361, -1.176), (1.689, -0.359, -2.048), "cognitive-dominant"),
@@ -46,7 +46,7 @@ def test_profiles_match_the_paper_rule():
     rows = {lang: delta_z(OBJ[lang], SUB[lang]) for lang in ("zh", "en")}
     got = profiles(rows)
     assert got == {m: e[2] for m, e in EXPECTED.items()}
-    # epsilon = 0.25 does not change any assignment (spec §6.4)
+    # epsilon = 0.25 does not change any assignment (docs/ratings.md, '9. The Subjective–Objective gap')
     assert profiles(rows, epsilon=0.25) == got
 
 
@@ -55,7 +55,7 @@ def test_population_sd_not_sample_sd():
     # with ddof=1 GPT-5 ZH Delta Z would be -2.94; ddof=0 gives the paper's -3.11
     zo = zscores(OBJ["zh"])
     assert round(z["GPT-5"] - zo["GPT-5"], 2) == -3.11
-    # the cohort statistics quoted in the spec: ZH subjective mean 1043.90, SD 121.89
+    # the ZH subjective cohort statistics of the paper's values: mean 1043.90, SD 121.89
     vals = list(SUB["zh"].values())
     mean = sum(vals) / len(vals)
     sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / len(vals))

@@ -1,4 +1,4 @@
-"""Pairing: round robin, FACET seed round and smart matching (spec §4.6)."""
+"""Pairing: round robin, FACET seed round and smart matching (docs/ratings.md, '7. Pairing')."""
 
 import random
 from itertools import combinations
@@ -33,7 +33,7 @@ def test_round_robin():
 
 def test_seed_round_follows_the_spec_procedure():
     pairs = facet_seed_round(NINE, 3, 0)
-    # independent restatement of spec §4.6 phase 1 (RANDOM_SEED + row + 10000 * version; k = 4)
+    # independent restatement of docs/ratings.md, '7. Pairing', facet_seed_round (RANDOM_SEED + row + 10000 * version; k = 4)
     rng = random.Random(42 + 3 + 0)
     expected = set()
     for m in sorted(NINE):

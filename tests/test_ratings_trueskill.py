@@ -1,4 +1,4 @@
-"""TrueSkill (FACET §4.7 and EQ-Bench 3, peers.md §1.4) and sequential Elo."""
+"""TrueSkill (FACET's, docs/ratings.md §3, and EQ-Bench 3's, §4) and sequential Elo."""
 
 import random
 
@@ -24,7 +24,7 @@ def test_facet_environment_parameters():
     )
 
 
-def test_fresh_pair_one_win_matches_spec():
+def test_fresh_pair_one_win():
     r = trueskill_facet([C("x", "y", 1.0, 1, "i1")])
     assert (round(r["x"].score, 2), round(r["x"].sigma, 2)) == (1168.21, 287.78)
     assert (round(r["y"].score, 2), round(r["y"].sigma, 2)) == (831.79, 287.78)
@@ -33,7 +33,7 @@ def test_fresh_pair_one_win_matches_spec():
 
 @pytest.mark.parametrize("m,mu", [(1, 1168.2), (2, 1239.5), (3, 1279.5), (4, 1305.5), (5, 1324.0)])
 def test_margin_m_is_m_pseudo_wins(m, mu):
-    # spec §4.7: winner mu after m wins from a fresh 1000 vs 1000 pair; B wins here
+    # docs/ratings.md, '3. TrueSkill as FACET does it': winner mu after m wins from a fresh 1000 vs 1000 pair; B wins here
     r = trueskill_facet([C("x", "y", 0.0, m, "i1")])
     assert round(r["y"].score, 1) == mu
     assert r["x"].score == pytest.approx(2000 - r["y"].score)
@@ -43,8 +43,8 @@ def test_conflicts_and_margin_zero_are_draws_that_grow_sigma():
     for c in (C("x", "y", 0.5, 0, "i1", conflicted=True), C("x", "y", 1.0, 0, "i1")):
         r = trueskill_facet([c])
         assert r["x"].score == pytest.approx(1000.0) and r["y"].score == pytest.approx(1000.0)
-        assert round(r["x"].sigma, 1) == 383.5  # 333.3 -> 383.5 (spec §4.7)
-    # the unequal-rating draw quoted in the spec, on the same environment
+        assert round(r["x"].sigma, 1) == 383.5  # 333.3 -> 383.5 (docs/ratings.md, '3. TrueSkill as FACET does it')
+    # an unequal-rating draw, on the same environment (values computed with the trueskill package)
     env = facet_env()
     a, b = trueskill.rate_1vs1(trueskill.Rating(1100, 200), trueskill.Rating(1000, 1000 / 3), drawn=True, env=env)
     assert (round(a.mu, 1), round(a.sigma, 1), round(b.mu, 1), round(b.sigma, 1)) == (1080.6, 179.6, 1053.8, 226.7)
@@ -89,7 +89,7 @@ def test_trueskill_degenerate_inputs():
 
 
 def test_eqbench3_binning_matches_the_shipped_table():
-    # peers.md §1.4 step 5 (values computed with the shipped code)
+    # docs/ratings.md, '4. TrueSkill as EQ-Bench 3 does it', step 3 (values computed with EQ-Bench 3's code)
     gaps = [1, 2, 3, 4, 5, 6, 9, 12, 15, 18, 24, 30, 45]
     bin20 = [1, 2, 3, 3, 4, 4, 7, 8, 10, 13, 16, 20, 20]
     bin5 = [1, 1, 1, 1, 1, 1, 2, 2, 3, 4, 4, 5, 5]

@@ -95,7 +95,7 @@ def test_objective_logs_and_the_gap(logs: dict[str, Path], tmp_path: Path) -> No
 
 
 def test_partial_objective_average_is_marked_not_averaged(tmp_path: Path) -> None:
-    """Only Crisis Recognition: the Objective Average (mean of all five, spec §3.4) is not given."""
+    """Only Crisis Recognition: the Objective Average (mean of all five, FACET paper Fig. 2) is not given."""
     inspect_eval("eq_evals/facet_crisis", model="eq_evals/scripted-oracle", epochs=1, limit=4,
                  log_dir=str(tmp_path / "crisis"), display="none")
     result = run([str(tmp_path / "crisis")], str(tmp_path / "out"), progress=False)
@@ -173,7 +173,7 @@ def test_gap_profiles_with_judged_and_objective_logs(tmp_path: Path) -> None:
     assert {k for k in result["gap"] if not k.startswith("_")} == {"en", "zh"}, result["gap"]
     assert result["gap"]["_cohort"] == {"en": sorted(models), "zh": sorted(models)}
     assert "Overall TrueSkill mu" in result["gap"]["_statistic"]["subjective"]
-    # Z_sub comes from FACET's Overall TrueSkill mu whatever --method rates the tables (spec §6.4)
+    # Z_sub comes from FACET's Overall TrueSkill mu whatever --method rates the tables (docs/pairwise.md, '3. eq-evals ratings', ΔZ)
     by_trueskill = run([str(root / "obj"), str(root / "judged")], str(tmp_path / "ts"), method="trueskill",
                        progress=False)
     for method in ("elo",):
@@ -255,7 +255,7 @@ def test_disconnected_comparison_graph_names_the_table() -> None:
 
 def test_mean_of_dimension_ratings_beside_overall(tmp_path: Path) -> None:
     """Overall rates the pooled comparisons; the plain mean of the dimension ratings is reported beside it,
-    labelled as a different statistic (spec §4.7 REC)."""
+    labelled as a different statistic (docs/ratings.md, '3. TrueSkill as FACET does it', 'Overall')."""
     from eq_evals.ratings import Comparison
     from eq_evals.pairwise.leaderboard import DIMENSION_MEAN_LABEL, build_tables, render_tables, rows_for_csv
 

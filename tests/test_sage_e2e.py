@@ -1,6 +1,6 @@
 """SAGE end to end through Inspect with scripted tested and simulated models: every ending, what the
 tested model may see, the per-turn transcript, unscored simulator failures, the leaderboard and the
-generator (spec §6.6 test 4)."""
+generator (docs/sage.md, 'Scripted models (tests, offline checks)')."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""SAGE arithmetic: parsers (spec §6.6 test 3), the emotion update and termination replayed on every released
-dialogue of the shared transcript files (test 1), and the aggregation against the spec's reference numbers
-(test 2, spec §4.2)."""
+"""SAGE arithmetic: parsers (docs/sage.md, 'Implementation details and deviations'), the emotion update and termination replayed on every released
+dialogue of the shared transcript files (test 1), and the aggregation against the reference numbers
+recomputed from the released transcripts (test 2; SAGE paper Table 2)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from eq_evals.sage.rules import (INTENTIONS, SimulatorParseError, aggregate, int
                                  parse_emotion_output, parse_reply_output, replay)
 
 TRANSCRIPTS = {
-    # file -> spec §4.2 reference: mean e_T / success / failure / mean NPC turns / mean rational / mean emotional
+    # file -> docs/sage.md, 'Leaderboard' (reference rows recomputed from the released transcripts): mean e_T / success / failure / mean NPC turns / mean rational / mean emotional
     ("deepseek-v3-2024-1227_based_simulator", "gpt-4.1_result.jsonl.gz"): (68.15, 35, 13, 9.00, 63.3, 73.2),
     ("deepseek-v3-2024-1227_based_simulator", "llama3.3-70b_result.jsonl.gz"): (33.25, 7, 47, 8.05, 25.9, 40.9),
     ("gpt-4o-2024-0806_based_simulator", "claude3.7_result.jsonl.gz"): (70.34, 32, 10, 9.21, 66.5, 74.4),
@@ -116,7 +116,7 @@ def test_end_reason_priority_and_goodbye_in_both_languages() -> None:
     assert rules.end_reason(30, "fine, bye") == "goodbye"
     assert rules.end_reason(30, "good-bye then") == "goodbye"
     assert rules.end_reason(30, "I went to Byers Road and bought a byelaw book") is None
-    assert rules.end_reason(30, "我想再见他一面") == "goodbye"  # the faithful zh substring rule (spec §9 item 10)
+    assert rules.end_reason(30, "我想再见他一面") == "goodbye"  # the faithful zh substring rule (docs/sage.md, 'The loop')
 
 
 def test_replay_counts_updates_and_tested_replies() -> None:

@@ -1,4 +1,4 @@
-"""Thurstone-Mosteller ratings (spec pace.md §6): the §6.3 worked example, ties, Elo map, bootstrap, and the
+"""Thurstone-Mosteller ratings (PACE paper App. B.2; docs/ratings.md §11): the worked example there, ties, Elo map, bootstrap, and the
 leaderboard method."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def battles(record: list[tuple[str, str, int, int]], ties: int = 0) -> list[C]:
 SPEC_EXAMPLE = [("m_a", "m_b", 7, 3), ("m_b", "m_c", 6, 4), ("m_a", "m_c", 8, 2)]
 
 
-def test_worked_example_of_the_spec() -> None:
+def test_worked_example_of_the_docs() -> None:
     r = thurstone_mosteller(battles(SPEC_EXAMPLE))
     mu = [r[m].extra["mu"] for m in ("m_a", "m_b", "m_c")]
     assert mu == pytest.approx([0.454196, -0.090873, -0.363323], abs=1e-5)

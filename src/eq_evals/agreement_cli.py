@@ -1,11 +1,11 @@
-"""``eq-evals agreement``: judge-human agreement for judge selection studies (FACET §4.4, App. C.5; spec §5.2).
+"""``eq-evals agreement``: judge-human agreement for judge selection studies (FACET §4.4, App. C.5; docs/pairwise.md, '4. eq-evals agreement').
 
 Human labels come as a CSV with the columns ``sample_id, rater, label`` and optionally ``dimension``:
 ``sample_id`` is a matchup id of a judgment log (``dimension|item|eN|model_a|model_b``), ``label`` is ``A``
 (model_a better), ``B`` (model_b better) or ``DRAW``, or the name of the better model; ``dimension``, when
 given, must be the matchup's dimension (a check against mislabelled rows).
 
-Per spec §5.2 each human annotation is one **instance** (human label, judge label), per judge; the judge's label
+As in docs/pairwise.md, '4. eq-evals agreement', each human annotation is one **instance** (human label, judge label), per judge; the judge's label
 is its aggregated two-order verdict, and a position-conflicted verdict is ``DRAW``, a category of its own, so
 judge inconsistency counts as disagreement. Reported per judge: Cohen's kappa over {A, B, DRAW} per dimension
 and a Total kappa on all instances pooled (not the mean of the dimensions), kappa over the non-conflicted
@@ -37,7 +37,7 @@ LABELS = ("A", "B", "DRAW")
 
 @dataclass(frozen=True)
 class Instance:
-    """One human annotation paired with one judge's verdict on the same matchup (spec §5.2 step 2)."""
+    """One human annotation paired with one judge's verdict on the same matchup (docs/pairwise.md, '4. eq-evals agreement')."""
 
     dimension: str
     human: str
@@ -244,7 +244,7 @@ def agreement(judgments: list[str], human_csv: str, allow_partial: bool = False)
 
 
 def render(report: dict) -> str:
-    lines = ["# Judge-human agreement (spec §5.2)", "",
+    lines = ["# Judge-human agreement (FACET paper App. C.5; protocol in docs/pairwise.md §4)", "",
              "Instances = (human annotation, judge verdict) pairs; Cohen's kappa over {A, B, DRAW}, where a judge's "
              "DRAW is a position-conflicted verdict. Total = all instances pooled (not the mean of the dimensions).",
              ""]

@@ -70,7 +70,7 @@ def by_group(metric: str = "mean", by: str = "language", label: str = "") -> Met
 @metric
 def mean_of_groups(by: str, per: str | None = None, name: str = "mean_of_groups") -> Metric:
     """Unweighted mean of per-group means, e.g. FACET's Objective Average: the mean of the five dimension
-    accuracies (spec §3.4). With ``per``, one value per value of that field (``objective_average_en``,
+    accuracies (FACET paper Fig. 2). With ``per``, one value per value of that field (``objective_average_en``,
     ``objective_average_zh``): the paper never pools languages."""
 
     def compute(scores: list[SampleScore]) -> float | dict[str, float]:

@@ -1,13 +1,13 @@
 """Parsing FACET answers, for both gold strings and model completions.
 
-Gold strings use the authors' release format (FACET spec §3.2): ``/`` separates alternative labels
+Gold strings use the authors' release format (datasets/facet/README.md, 'Schema'): ``/`` separates alternative labels
 within a slot, ``+`` separates the two required slots of a mixed-emotion item; Social Adequacy golds
 are option numbers; Crisis golds are ``Level N`` / ``N级``.
 
 Two modes:
 - reference (``normalize=False``): remove the literal ``<answer>``/``</answer>`` tags and strip, as the
   authors' scorer does; the whole remaining string is compared byte for byte.
-- normalised (default, spec §3.3 [REC]): use the last ``<answer>`` block if any (a final block left open
+- normalised (default, docs/facet.md, 'Parameters' (normalize_labels)): use the last ``<answer>`` block if any (a final block left open
   counts too: the tasks stop generation at ``</answer>``, and providers drop the stop sequence); NFKC (full-width
   characters), casefold, strip quotes/brackets/trailing punctuation, collapse white space, treat ``-``
   and space alike inside English labels, map list separators (、，,;； and 和 与) to ``+``; with no
@@ -139,7 +139,7 @@ def parse_labels(completion: str, language: str, cross_language: bool = False, m
 
 
 def parse_option(completion: str, n_options: int | None) -> int | None:
-    """Option number of a Social Adequacy answer; None when absent or ambiguous (spec §3.3 step 4)."""
+    """Option number of a Social Adequacy answer; None when absent or ambiguous (docs/facet.md, 'Parameters', normalize_labels)."""
     text, _ = extract_answer(completion)
     text = unicodedata.normalize("NFKC", text)
     numbers = {int(n) for n in re.findall(r"(?<!\d)(\d{1,2})(?!\d)", text)}

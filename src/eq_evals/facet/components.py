@@ -21,7 +21,7 @@ register("scorer", "facet_style")(facet_style)
 
 def facet_rows(path: str, source: str | None) -> tuple[Resolved, list[tuple[str, Any, dict]]]:
     """The FACET records of the bundled folder, a local file/folder, or every config of a pinned Hub dataset
-    (``hf://OWNER/NAME@REVISION``, spec §7.1 layout: one config per file, split ``test``)."""
+    (``hf://OWNER/NAME@REVISION``, datasets/facet/README.md, 'Schema' layout: one config per file, split ``test``)."""
     resolved = resolve(source, resource("datasets", path))
     if resolved.hub:
         rows = [(f"{resolved.hub} config {config}", f"row {i + 1}", record) for config in CONFIGS
@@ -42,7 +42,7 @@ def facet_dataset(
     judge: list[str] | None = None,
 ) -> list[Sample]:
     """FACET items of ``dimensions`` (or of the interaction prompt ``pools``) from the bundled
-    project-authored set, or from ``source``: a JSONL file/folder in the spec §7.1 schema, the
+    project-authored set, or from ``source``: a JSONL file/folder in the datasets/facet/README.md, 'Schema' schema, the
     authors' released JSON, or a pinned Hub dataset ``hf://OWNER/NAME@REVISION`` (see core/sources.py).
     ``judge`` narrows each interaction item's ``judge_dimensions``. Each sample records the dataset's
     origin, revision and content hash (``dataset_version``)."""

@@ -1,6 +1,6 @@
 """FACET items: the project's JSONL records and the authors' released JSON, as Inspect samples.
 
-Record schema (spec §7.1): id, item_id, dimension, branch, language, format, input, answer,
+Record schema (datasets/facet/README.md, 'Schema'): id, item_id, dimension, branch, language, format, input, answer,
 secondary_answer, plus optional pool, judge_dimensions, scenario_domain, scenario. Every gold label is
 checked against the taxonomy; a bad row raises DataError naming the file and row.
 """
@@ -35,7 +35,7 @@ DIMENSIONS = {
 KNOWN_DIMENSIONS = {key for key, _ in DIMENSIONS.values()}
 EMOTION_DIMENSIONS = {"apparent_emotion", "hidden_emotion", "emotion_prediction"}
 FORMATS = {"single_select", "multi_select", "multiple_choice", "level_classification", "generative"}
-POOLS = {  # spec §1.1 / A1: three prompt pools for the five interaction dimensions
+POOLS = {  # docs/pairwise.md, '1. Generation' (note on pools): three prompt pools for the five interaction dimensions
     "emotion_deepening": ("deepening", ["emotion_deepening"]),
     "emotion_matching": ("shared", ["emotion_matching", "empathetic_understanding", "emotion_regulation"]),
     "empathetic_understanding": ("shared", ["emotion_matching", "empathetic_understanding", "emotion_regulation"]),
@@ -46,7 +46,7 @@ OPTION_LABEL = re.compile(r"\s*[(（][A-Z][A-Za-z\-/ ]{2,40}[)）](?=[.。]?\s*$
 
 
 def infer_format(answer: Any) -> str:
-    """Item format from an upstream gold answer (spec §9)."""
+    """Item format from an upstream gold answer (datasets/facet/README.md, 'Schema')."""
     if answer is None:
         return "generative"
     if isinstance(answer, int) or (isinstance(answer, str) and answer.strip().isdigit()):
@@ -160,7 +160,7 @@ def to_sample(record: dict, strip_option_labels: bool) -> Sample:
     return Sample(id=record["id"], input=text, target="" if gold is None else str(gold), metadata=metadata)
 
 
-# Hub configs (spec §7.1): one per bundled file, a single `test` split, language as a column
+# Hub configs (datasets/facet/README.md, 'Schema'; docs/hub.md): one per bundled file, a single `test` split, language as a column
 CONFIGS = ("apparent", "hidden", "prediction", "social", "crisis", "deepening", "shared", "naturalness")
 
 
@@ -184,7 +184,7 @@ def facet_items(
 ) -> list[Sample]:
     """Load, validate and filter FACET records from one file or folder (or the given ``rows``, e.g. of a
     Hub dataset): those of the given dimensions, or (interaction tasks) those of the given prompt pools
-    (spec §1.1, A1). ``judge`` keeps only those dimensions in each item's ``judge_dimensions``."""
+    (docs/pairwise.md, '1. Generation', note on pools). ``judge`` keeps only those dimensions in each item's ``judge_dimensions``."""
     path = Path(path)
     rows = read_rows(path) if rows is None else rows
     wanted, wanted_pools = set(dimensions or []), set(pools or [])

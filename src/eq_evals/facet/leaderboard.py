@@ -3,7 +3,7 @@ subjective-objective gap.
 
 Objective logs (the perception and cognition tasks; de-duplicated per model, language, sample and epoch) give
 per-model accuracy and the Objective Average of the five dimensions (FACET paper §3), with chance and majority
-reference rows; the Crisis Recognition confusion matrix (docs/facet.md, "Crisis Recognition"); and the
+reference rows; the Crisis Recognition confusion matrix (docs/pairwise.md, "3. eq-evals ratings"); and the
 subjective-objective gap ΔZ with FACET's three profiles (FACET paper §3; always on the Overall TrueSkill μ of the
 judged comparisons, whatever the method). FACET's interaction judging (``facet_pairwise``) is rated by the shared
 pairwise section (``RATED_TASKS``), whose comparisons this section reads for ΔZ.
@@ -23,14 +23,14 @@ from eq_evals.sections import Inputs, Result, Section
 RATED_TASKS = ("facet_pairwise",)
 OBJECTIVE_TASKS = {"facet_apparent", "facet_hidden", "facet_prediction", "facet_social", "facet_crisis",
                    "facet_objective"}
-# FACET's five objective dimensions: the Objective Average is the unweighted mean of their accuracies (spec §3.4).
+# FACET's five objective dimensions: the Objective Average is the unweighted mean of their accuracies (FACET paper Fig. 2).
 OBJECTIVE_DIMENSIONS = ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy",
                         "crisis_recognition")
-# ΔZ's subjective term is FACET's Overall whatever --method rates the tables with (spec §6.4, §4.7).
+# ΔZ's subjective term is FACET's Overall whatever --method rates the tables with (docs/pairwise.md, '3. eq-evals ratings', ΔZ).
 SUBJECTIVE_STATISTIC = ("Overall TrueSkill mu (FACET's Subjective Average: TrueSkill as FACET rates, on all "
-                        "dimensions' comparisons of the language pooled; spec §4.7, §6.4)")
+                        "dimensions' comparisons of the language pooled; docs/pairwise.md §3, ΔZ)")
 OBJECTIVE_META = {"objective_average", "partial_average", "missing_dimensions", "partial_run"}
-MIN_COHORT = 3  # z-scores over fewer models are meaningless (spec §6.4 caveat)
+MIN_COHORT = 3  # z-scores over fewer models are meaningless (docs/ratings.md, '9. The Subjective–Objective gap'; needs >= 3 models)
 
 
 @dataclass
@@ -82,7 +82,7 @@ def objective_rows(collected: Objective) -> dict[str, dict[str, dict[str, Any]]]
     """language -> model -> {dimension: accuracy %, "objective_average": ..., ...}.
 
     Accuracy = 100 x the mean score over the dimension's items and epochs (de-duplicated per sample id and
-    epoch). The Objective Average (spec §3.4) is the mean of the five FACET dimension accuracies and is only
+    epoch). The Objective Average (FACET paper Fig. 2) is the mean of the five FACET dimension accuracies and is only
     given when all five are present; otherwise "objective_average" is None, "partial_average" is the mean of
     the dimensions present and "missing_dimensions" lists the others."""
     out: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: defaultdict(dict))
@@ -134,7 +134,7 @@ def objective_reference(collected: Objective, notes: list[str]) -> dict[str, dic
 
 def crisis_matrices(collected: Objective) -> dict[str, dict[str, Any]]:
     """language -> model -> Crisis Recognition confusion matrix (gold x predicted level, plus unparsed) and the
-    mean signed error, over every epoch's (de-duplicated) score (spec §2.2 REC)."""
+    mean signed error, over every epoch's (de-duplicated) score (docs/pairwise.md, '3. eq-evals ratings'; FACET paper §2.2)."""
     from eq_evals.facet.scorer import crisis_confusion
 
     out: dict[str, dict[str, Any]] = defaultdict(dict)
@@ -153,14 +153,14 @@ def subjective_overall(comparisons: list[Comparison]) -> dict[str, dict[str, flo
 
 
 def gap_rows(subjective: dict[str, dict[str, float]], objective: dict) -> dict[str, Any]:
-    """ΔZ = Z(subjective) - Z(objective) per language (spec §6.4).
+    """ΔZ = Z(subjective) - Z(objective) per language (FACET paper §3, Fig. 3d).
 
     Subjective = FACET's Overall TrueSkill μ (``subjective_overall``); objective = the Objective Average of all
     five dimensions. The cohort is the models with both; models with a partial Objective Average are left out
     with a note; fewer than 3 models in the cohort give a note instead of ΔZ."""
     out: dict[str, Any] = {"_statistic": {"subjective": SUBJECTIVE_STATISTIC,
                                           "objective": "Objective Average: mean of the five FACET objective "
-                                                       "dimension accuracies (spec §3.4)"},
+                                                       "dimension accuracies (FACET paper Fig. 2)"},
                            "_cohort": {}, "_notes": {}}
     for language in sorted(set(objective) & set(subjective)):
         models, sub = objective[language], subjective[language]
@@ -213,7 +213,7 @@ def render(objective: dict, reference: dict, crisis: dict, gap: dict) -> str:
     lines: list[str] = []
     if objective:
         lines += ["## Objective accuracy (%)", "",
-                  "Objective Average = mean of the five FACET objective dimension accuracies (spec §3.4), given only "
+                  "Objective Average = mean of the five FACET objective dimension accuracies (FACET paper Fig. 2), given only "
                   "when all five are present; otherwise the mean of the dimensions present is shown as partial.", ""]
         for language, models in sorted(objective.items()):
             dims = [d for d in OBJECTIVE_DIMENSIONS if any(d in v for v in models.values())]
@@ -239,7 +239,7 @@ def render(objective: dict, reference: dict, crisis: dict, gap: dict) -> str:
                       "frequent gold answer of its dimension, language and format; both exact, under the scorer's "
                       "rules, over the items in these logs (`eq_evals.facet.baselines`).", ""]
     if crisis:
-        lines += ["## Crisis Recognition confusion matrix (spec §2.2)", "",
+        lines += ["## Crisis Recognition confusion matrix (FACET paper §2.2)", "",
                   "Rows: gold level; columns: predicted level, or unparsed; every epoch counted. Mean signed error ="
                   " mean(predicted - gold) over parsed answers (> 0: over-estimated risk).", ""]
         for language, models in sorted(crisis.items()):
@@ -253,7 +253,7 @@ def render(objective: dict, reference: dict, crisis: dict, gap: dict) -> str:
                 lines.append("")
     if gap:
         stat = gap.get("_statistic", {})
-        lines += ["## Subjective-objective gap (ΔZ = Z_sub - Z_obj; FACET §3, spec §6.4)", "",
+        lines += ["## Subjective-objective gap (ΔZ = Z_sub - Z_obj; FACET §3, Fig. 3d)", "",
                   f"Z_sub uses the {stat.get('subjective', '')}, whatever --method the tables above use. "
                   f"Z_obj uses the {stat.get('objective', '')}. Population SD over the cohort; ΔZ is relative "
                   "to the cohort and changes with it.", ""]

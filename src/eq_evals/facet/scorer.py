@@ -34,7 +34,8 @@ def load_rules(file: str) -> dict[str, Any]:
 
 def facet_score(completion: str, metadata: dict[str, Any], rules_file: str = "facet/objective.yaml",
                 normalize: bool = True, cross_language: bool = False) -> Score:
-    """Score one FACET objective answer (spec §3.2 rules, §3.3 normalisation)."""
+    """Score one FACET objective answer (rules: docs/facet.md, 'Scoring'; normalisation: its
+    'Parameters', normalize_labels)."""
     dimension, fmt, language = metadata["dimension"], metadata["format"], metadata["language"]
     spec = load_rules(rules_file)["dimensions"].get(dimension)
     if spec is None or fmt not in spec["rules"]:
@@ -102,7 +103,8 @@ facet_objective.validate_declaration = _validate_facet_objective  # type: ignore
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Crisis Recognition extras (spec §2.2 REC): mean signed error and a 5x5 confusion matrix.
+# Crisis Recognition extras (docs/pairwise.md, '3. eq-evals ratings'; FACET paper §2.2 reports the confusion
+# between levels): mean signed error and a 5x5 confusion matrix.
 #
 # The signed error is a task metric declared with ``@metric(scores="unreduced")`` (inspect_ai >= 0.3.2xx):
 # Inspect hands it one score per sample *per epoch*, so every epoch's answer counts, not only the metadata
@@ -160,8 +162,9 @@ def crisis_confusion(metadatas: list[dict[str, Any] | None]) -> dict[str, Any]:
 
 @metric(name="crisis_signed_error", scores="unreduced")
 def crisis_signed_error(by: str | None = "language") -> Metric:
-    """Mean signed error (predicted - gold level) over the parsed crisis answers of every epoch (spec §2.2
-    REC); > 0 means over-estimating risk (the conservative bias the paper reports). With ``by`` (default
+    """Mean signed error (predicted - gold level) over the parsed crisis answers of every epoch (a project
+    metric; FACET paper §2.2 reports the confusion between levels); > 0 means over-estimating risk (the conservative
+    bias the paper reports). With ``by`` (default
     ``language``) also one value per group, named ``signed_error_<group>``; groups with no parsed
     answer are left out. nan when no answer was parsed at all."""
 

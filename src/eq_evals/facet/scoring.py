@@ -1,4 +1,4 @@
-"""FACET objective scoring rules (spec §3.2, reproducing the authors' released scorer).
+"""FACET objective scoring rules (docs/facet.md, 'Scoring', reproducing the authors' released scorer).
 
 R1: apparent/hidden single-emotion items: 1 if the one label is an accepted alternative, 0.5 if it is
     the secondary answer, else 0 (two labels score 0).

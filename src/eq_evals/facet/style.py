@@ -3,7 +3,7 @@
 Interaction quality is judged pairwise after generation (``facet_pairwise``, ``eq-evals ratings``); this
 scorer only records the behavioural style the paper relates to perceived warmth: response length (words in
 English, characters in Chinese), bullet points, and formulaic opening/closing templates from the lexicon
-in ``scorers/facet/style.yaml`` (spec §6.6).
+in ``scorers/facet/style.yaml`` (docs/pairwise.md, '1. Generation', note on facet_style).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ response_text = final_reply  # the final reply: inside <answer> tags if the mode
 
 
 def segments(text: str) -> list[str]:
-    """Paragraphs, or sentences when there is only one paragraph (spec §6.6)."""
+    """Paragraphs, or sentences when there is only one paragraph (docs/pairwise.md, '1. Generation', note on facet_style)."""
     paragraphs = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
     if len(paragraphs) > 1:
         return paragraphs

@@ -1,4 +1,4 @@
-"""Validators for FACET item files (the project's JSONL, spec §7.1, or the authors' JSON).
+"""Validators for FACET item files (the project's JSONL, schema in datasets/facet/README.md, or the authors' JSON).
 
 Run by the test suite on the bundled files and by ``eq-evals validate FILE...`` on any FACET file.
 Each check yields findings (``error`` fails the run, ``warning`` does not) naming the file, row and item,
@@ -7,10 +7,10 @@ and figures that the dataset card quotes. The checks:
 - ``schema``: the loader's own rules (fields, labels in the taxonomy, levels, option numbers), duplicate ids.
 - ``leakage``: a gold label, its inflections or its taxonomy synonyms (``forms`` in taxonomy.yaml) written in
   the item text; crisis level names in a vignette; strategy annotations such as "(Optimal Adequacy)" after a
-  Social Adequacy option (spec A24).
+  Social Adequacy option (the paper's own example, FACET paper §4.2.2, shows such labels).
 - ``stage_directions``: parenthesised or starred stage directions in hidden-emotion dialogues (the paper's
   format has none, paper §4.2 example).
-- ``proportions``: single/multi-select shares against the paper's (spec §1.1: 41/19, 40/20, 47/13 of 60).
+- ``proportions``: single/multi-select shares against the paper's (FACET paper §4.2.1-4.2.2 and Fig. 6b: 41/19, 40/20, 47/13 of 60).
 - ``predictive_ngrams``: an n-gram whose occurrence predicts the label across the set: a one-sided
   hypergeometric test per (n-gram, label), Bonferroni-corrected over every test made.
 - ``text_classifier``: a cross-validated multinomial naive Bayes on word (EN) or character (ZH) 1-2-grams,
@@ -46,7 +46,7 @@ from eq_evals.facet.data import EMOTION_DIMENSIONS, OPTION_LABEL, read_records, 
 from eq_evals.facet.taxonomy import taxonomy
 from eq_evals.resources import load_yaml
 
-# spec §1.1 [paper §4.2, Fig. 6b]: multi-select items among 60
+# FACET paper §4.2, Fig. 6b: multi-select items among 60
 PAPER_MULTI = {"apparent_emotion": 19 / 60, "hidden_emotion": 20 / 60, "emotion_prediction": 13 / 60}
 CHECKS = ("schema", "leakage", "stage_directions", "proportions", "predictive_ngrams", "text_classifier",
           "positions", "near_duplicates", "templates", "authors_overlap", "alignment")
@@ -414,7 +414,7 @@ def check_leakage(items: list[Item], report: Report, t: Thresholds) -> None:
             if OPTION_LABEL.search(item.text):
                 leaks[item.dimension] += 1
                 report.add("leakage", "error", item, "an option carries a strategy annotation "
-                           f"({OPTION_LABEL.search(item.text).group(0).strip()!r}; spec A24)")
+                           f"({OPTION_LABEL.search(item.text).group(0).strip()!r}; see -T strip_option_labels)")
     report.figures["leakage"] = dict(leaks)
 
 

@@ -1,4 +1,4 @@
-"""HEART histories: the official release (280 regular + 20 adversarial, spec §2.2) and the project-authored set.
+"""HEART histories: the official release (280 regular + 20 adversarial, HEART paper §4.2, §9.2) and the project-authored set.
 
 Sources (``-T source=...``):
 
@@ -8,7 +8,7 @@ Sources (``-T source=...``):
 - ``release``: downloaded from GitHub at the pinned commits (sha256 checked) into a cache folder. Offline it
   fails within ``DOWNLOAD_TIMEOUT`` seconds with advice. The release has no license and is never bundled.
 
-Sample schema: spec §12.2 (ids ``heart-reg-007`` / ``heart-adv-07``; resolved speakers; reference flags; the
+Sample schema: docs/heart.md, 'Dataset' (ids ``heart-reg-007`` / ``heart-adv-07``; resolved speakers; reference flags; the
 conversation cluster ``group_id`` used by the bootstrap, §9.12 "Bootstraps resample at the conversation level").
 """
 
@@ -41,7 +41,7 @@ RELEASE_FILES: dict[str, tuple[str, str, str]] = {
 }
 RELEASE_COUNTS = {"regular": 280, "adversarial": 20}
 DOWNLOAD_TIMEOUT = 10.0
-# [data] facts of the release (spec §2.2 items 3-5): items whose reference is shared with a sibling item of the
+# facts of the release data (docs/heart.md, 'Dataset'): items whose reference is shared with a sibling item of the
 # same conversation (12 pairs), references that repeat a supporter turn of the history, and item 48.
 SHARED_REFERENCE_PAIRS = [(13, 100), (20, 97), (21, 43), (23, 82), (58, 93), (59, 91), (72, 99), (73, 101),
                           (76, 96), (84, 94), (89, 98), (92, 95)]
@@ -104,7 +104,7 @@ def download_release(target: Path | None = None, timeout: float = DOWNLOAD_TIMEO
 
 
 def resolve_speakers(history: list[str], prev_speakers: list[str] | None) -> tuple[list[str], bool]:
-    """``prev_speakers`` when given; else alternate backwards from a final seeker turn (spec §3.3; for the
+    """``prev_speakers`` when given; else alternate backwards from a final seeker turn (docs/heart.md, 'Dataset'; for the
     released adversarial items this is supporter-first, unlike the release code, §3.2 defect)."""
     if prev_speakers is not None:
         return list(prev_speakers), False
@@ -134,7 +134,7 @@ def _read_json(path: Path) -> list[dict[str, Any]]:
 
 
 def release_samples(folder: Path, subset: str = "all") -> list[Sample]:
-    """The 280 regular and 20 adversarial items of the release (spec §12.2)."""
+    """The 280 regular and 20 adversarial items of the release (docs/heart.md, 'Dataset')."""
     shared = {i for pair in SHARED_REFERENCE_PAIRS for i in pair}
     samples: list[Sample] = []
     for kind, file in (("regular", "dialogues_regular.json"), ("adversarial", "dialogues_adversarial.json")):

@@ -1,11 +1,11 @@
-"""HEART ratings from ``heart`` logs (spec §6, §7; paper §9.8, Figure 4), used by ``eq-evals ratings``.
+"""HEART ratings from ``heart`` logs (HEART paper §9.8-9.9, §9.12, Figure 4), used by ``eq-evals ratings``.
 
 1. Records: every comparison record of every ``heart_pairwise`` score; re-judged pairs are de-duplicated per
-   (sample, unordered pair, judge, order, criterion, rubric), keeping the newest log's (spec §12.6).
+   (sample, unordered pair, judge, order, criterion, rubric), keeping the newest log's (docs/heart.md, 'Ratings (eq-evals ratings)').
 2. Comparisons: one per (sample, pair, judge, criterion); with both orders judged, the two verdicts are combined
    by ``ratings.aggregate_orders`` (same winner -> mean strength; different winners -> a conflicted draw).
    Items are conversation clusters (``group_id``) so the bootstrap resamples conversations (§9.12).
-3. Per criterion: Bradley-Terry on the release's soft outcomes (0.55..0.95 by strength, spec §6.2) with its
+3. Per criterion: Bradley-Terry on the release's soft outcomes (0.55..0.95 by strength, docs/heart.md, 'Ratings (eq-evals ratings)') with its
    ridge 1e-6 * sum(theta^2) (= ``l2=2e-6`` in ``bradley_terry``'s l2/2 convention), Elo = 1500 + 400 (theta -
    mean theta) / ln 10 (§9.8), the asymptotic interval (SE = sqrt(1/n_i), §9.8) and the cluster-bootstrap
    percentile interval, widened where needed to contain the estimate (``containing``); win rates overall and per
@@ -43,7 +43,7 @@ from eq_evals.ratings import (
 )
 
 SCORER = "heart_pairwise"
-L2 = 2e-6  # the release's 1e-6 * sum(theta^2) in bradley_terry's l2/2 * ||theta||^2 convention (spec §6.2)
+L2 = 2e-6  # the release's 1e-6 * sum(theta^2) in bradley_terry's l2/2 * ||theta||^2 convention (docs/heart.md, 'Ratings (eq-evals ratings)')
 
 
 @dataclass
@@ -141,7 +141,7 @@ def keyed_comparisons(records: list[dict[str, Any]]) -> list[tuple[str, Comparis
     for (sid, a, b, judge, criterion), recs in sorted(groups.items()):
         a_first = [r for r in recs if (r["order"] == "ab") == (r["system_a"] == a)]
         b_first = [r for r in recs if r not in a_first]
-        if a_first and b_first:  # both orders: combined as FACET's pipeline does (spec §11 #6)
+        if a_first and b_first:  # both orders: combined as FACET's pipeline does (docs/heart.md, 'Judging (scorer heart_pairwise)', `order`)
             outcome, margin, conflicted = aggregate_orders(  # type: ignore[misc]
                 _position_verdict(a_first[0], a), _position_verdict(b_first[0], a), "draw")
         else:

@@ -1,5 +1,5 @@
-"""HEART prompts: the generation prompt (spec §3.2-3.3), reply cleaning (§12.4), the judge prompt (§5.2) and the
-judge verdict parser (§12.5 step 5). Texts live in ``solvers/heart/prompts.yaml`` and ``scorers/heart/judge.yaml``."""
+"""HEART prompts: the generation prompt (docs/heart.md, 'Generation (solver heart_reply)'), reply cleaning (same section), the judge prompt and the
+judge verdict parser (docs/heart.md, 'Judging (scorer heart_pairwise)'). Texts live in ``solvers/heart/prompts.yaml`` and ``scorers/heart/judge.yaml``."""
 
 from __future__ import annotations
 
@@ -57,7 +57,8 @@ def judge_prompts(file: str = JUDGE_FILE) -> dict[str, Any]:
 
 
 def transcript(history: list[str], speakers: list[str], language: str, labels: dict[str, str], fmt: str) -> str:
-    """One turn per line, labelled with the resolved speaker (never by index parity, spec §11 #9)."""
+    """One turn per line, labelled with the resolved speaker (never by index parity; docs/heart.md,
+    'Generation (solver heart_reply)', speaker labels)."""
     return "\n".join(fmt.format(speaker=labels[s], text=t) for t, s in zip(history, speakers))
 
 
@@ -75,7 +76,8 @@ def generation_messages(metadata: dict[str, Any], prompt_style: str = "release",
 
 
 def clean_reply(text: str, file: str = PROMPTS_FILE) -> str:
-    """§3.2/§12.4: strip, remove label strings, keep the first non-empty line ('' when nothing is left)."""
+    """Reply cleaning as the release does it (docs/heart.md, 'Generation (solver heart_reply)'): strip, remove
+    label strings, keep the first non-empty line ('' when nothing is left)."""
     labels = generation_prompts(file)["strip_labels"]
     out = (text or "").strip()
     for label in labels:
@@ -149,10 +151,11 @@ def _json_object(reply: str) -> dict[str, Any] | None:
 def parse_judgment(reply: str, rubric: str = "heart", file: str = JUDGE_FILE) -> dict[str, Any] | None:
     """A judge reply -> {"verdicts": {letter: (position 0|1, strength 1..5) | None}, "reasoning": str}.
 
-    Spec §12.5 step 5: code fences stripped; ``json.loads``, else the first ``{`` to the last ``}``; each criterion
+    As docs/heart.md, 'Judging (scorer heart_pairwise)' describes it: code fences stripped; ``json.loads``, else
+    the first ``{`` to the last ``}``; each criterion
     value must start with one of the two ids, optionally followed by "+" signs; strength = number of "+",
-    0 -> 1, capped at 5 (§11 #18). A missing or invalid criterion is None (a criterion-level error; the release's
-    copy-one-verdict-to-all fallback is not reproduced, §11 #17). None when no JSON object can be read."""
+    0 -> 1, capped at 5. A missing or invalid criterion is None (a criterion-level error; the release's
+    copy-one-verdict-to-all fallback is not reproduced). None when no JSON object can be read."""
     data = _json_object(unicodedata.normalize("NFKC", reply or ""))
     if data is None:
         return None
@@ -168,7 +171,7 @@ def parse_judgment(reply: str, rubric: str = "heart", file: str = JUDGE_FILE) ->
 
 
 def soft_score(strength: int | None) -> float:
-    """The release's soft outcome for the winner (spec §6.2): strength 1..5 -> 0.55..0.95; unparsed -> 0.5."""
+    """The release's soft outcome for the winner (docs/heart.md, 'Ratings (eq-evals ratings)'): strength 1..5 -> 0.55..0.95; unparsed -> 0.5."""
     from eq_evals.ratings.bradley_terry import HEART_SOFT
 
     return HEART_SOFT.get(strength or 0, 0.5)

@@ -1,6 +1,7 @@
-"""HEART's supporter-reply solver and pairwise judge-ensemble scorer (spec §12.4-12.5).
+"""HEART's supporter-reply solver and pairwise judge-ensemble scorer (docs/heart.md,
+'Generation (solver heart_reply)' and 'Judging (scorer heart_pairwise)').
 
-``heart_reply``: the generation prompt (release or paper style), one generation, the §3.2 cleaning; the raw and
+``heart_reply``: the generation prompt (release or paper style), one generation, the release's reply cleaning; the raw and
 cleaned reply go to the typed store ``HeartReply`` and the cleaned reply replaces the output, so logs and later
 opponents read the cleaned text.
 
@@ -46,12 +47,12 @@ class HeartReply(StoreModel):
     length: int = 0
     over_limit: bool = False
     empty: bool = False
-    prompt_sha1: str = ""  # of the rendered generation prompt (spec §11 #24: content hashes for regeneration)
+    prompt_sha1: str = ""  # of the rendered generation prompt (HEART paper §9.12: content hashes for regeneration)
 
 
 @solver
 def heart_reply(prompt_style: str = "release", prompts_file: str = prompts.PROMPTS_FILE) -> Solver:
-    """One next supporter turn for the history (spec §12.4)."""
+    """One next supporter turn for the history (HEART paper §9.4: one completion per context)."""
     if prompt_style not in ("release", "paper"):
         raise EqEvalsError(f"-T prompt_style={prompt_style}: expected release or paper")
 
@@ -74,7 +75,7 @@ def heart_reply(prompt_style: str = "release", prompts_file: str = prompts.PROMP
 
 def eligible_judges(judges: list[str], systems: list[str], exclude_same_family: bool = True) -> tuple[list[str], bool]:
     """Judges allowed on a pair (§9.6): those of neither system's family. When that leaves none, all judges are
-    used and the pair is flagged self-judged (spec §11 #4). Returns (judges, self_judged)."""
+    used and the pair is flagged self-judged (docs/heart.md, 'Judging (scorer heart_pairwise)', exclude_same_family). Returns (judges, self_judged)."""
     if not exclude_same_family:
         return judges, any(family(j) in {family(s) for s in systems} for j in judges)
     families = {family(s) for s in systems}
@@ -98,7 +99,8 @@ def ensemble(judge_roles: str = "") -> list[Model]:
 
 
 def order_seed(*parts: object) -> random.Random:
-    """A seeded RNG from a stable hash (never Python's salted ``hash()``), spec §12.5 step 4."""
+    """A seeded RNG from a stable hash (never Python's salted ``hash()``); docs/heart.md,
+    'Judging (scorer heart_pairwise)', `order`."""
     digest = hashlib.sha256("|".join(str(p) for p in parts).encode("utf-8")).hexdigest()
     return random.Random(int(digest[:16], 16))
 
@@ -249,7 +251,7 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
         plan: list[tuple[str, str, bool, bool, str, str]] = []  # opponent, judge, candidate first, self-judged, prompts
         for opp_id, opp_text in opps:
             per_opp[opp_id] = []
-            if not text:  # automatic loss, flagged, no judge call (spec §12.4)
+            if not text:  # automatic loss, flagged, no judge call (docs/heart.md, 'Judging (scorer heart_pairwise)')
                 for letter in prompts.CRITERIA:
                     records.append(_record(md, sid, candidate, opp_id, "", "none", letter, (1, 5), 0, rubric, False,
                                            None, None) | {"error": "empty_response"})

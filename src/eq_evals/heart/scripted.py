@@ -4,7 +4,7 @@ Supporters (the reply depends only on the history in the prompt):
 - ``heart-warm``: names the seeker's last words, validates and asks one question (the strongest by design);
 - ``heart-plain``: a short generic acknowledgement;
 - ``heart-terse``: a dismissive one-liner (the weakest by design);
-- ``heart-labelled``: a labelled, two-line reply (exercises the §3.2 cleaning: only the first line survives);
+- ``heart-labelled``: a labelled, two-line reply (exercises the reply cleaning: only the first line survives);
 - ``heart-silent``: an empty reply (an automatic loss, never a judge call).
 Judges (the verdict depends only on the two final replies in the prompt):
 - ``hjudge``: each reply gets a quality score (``quality``); the higher wins every criterion, strength

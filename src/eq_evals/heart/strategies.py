@@ -1,4 +1,4 @@
-"""HEART's support-strategy analysis (paper §4.8, §9.10; spec §9): a sentence-level LLM classifier over the replies
+"""HEART's support-strategy analysis (paper §4.8, §9.10; docs/heart.md, 'Support strategies'): a sentence-level LLM classifier over the replies
 in earlier ``heart`` logs, and the strategy distribution per system.
 
 Task ``heart_strategies``: one sample per (system, reply) read from heart logs; every sentence is sent to the

@@ -45,11 +45,11 @@ def longemotion_dataset(task: str, data_dir: str | None = None, fixtures: bool =
                         revision: str = data.HF_REVISION, subset: str = "emobench", variant: str | None = None,
                         stages: str = "4", emotions: str | None = None, verify_checksums: bool = True,
                         skip_invalid: bool = False, source: str | None = None) -> list[Sample]:
-    """Samples of one LongEmotion task from the Hub, ``data_dir`` or the bundled fixtures (spec §2). ``source``
+    """Samples of one LongEmotion task from the Hub, ``data_dir`` or the bundled fixtures (docs/longemotion.md, 'Dataset'). ``source``
     is the syntax shared by every benchmark (core/sources.py): a local folder (as ``data_dir``) or a pinned Hub
     copy ``hf://OWNER/NAME@REVISION`` in the Hub layout (as ``revision``, for any repository). Every sample
     records in ``metadata["data_source"]`` where its files came from (Hub revision, md5, whether the md5 was
-    verified against the release the spec describes), and in ``dataset_version`` the origin, revision and a
+    verified against the recorded release, ``data.HUB_MD5``), and in ``dataset_version`` the origin, revision and a
     content hash (of the files' md5s) that the log header keeps."""
     repo = data.HF_REPO
     if source:

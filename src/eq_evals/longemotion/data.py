@@ -1,5 +1,5 @@
 """LongEmotion data: the official release (Hugging Face Hub ``LongEmotion/LongEmotion`` or a local copy)
-as Inspect samples, with the real field names of each task (spec §2).
+as Inspect samples, with the real field names of each task (docs/longemotion.md, 'Dataset').
 
 Where the files come from, in order:
 1. ``data_dir`` (``-T data_dir=PATH``) or the ``LONGEMOTION_DATA_DIR`` environment variable: a folder in the
@@ -9,7 +9,7 @@ Where the files come from, in order:
 3. the Hub at ``revision``, via ``hf_hub_download`` (cached by huggingface_hub; the cache is tried first,
    then one quick request decides whether the Hub is reachable). With no network and no cached copy this
    fails at once with a message saying how to point the task at a local copy. Each Hub file must have the
-   md5 of the release the spec describes (``HUB_MD5``) unless ``verify_checksums`` is false.
+   md5 recorded for the release (``HUB_MD5``) unless ``verify_checksums`` is false.
 
 A malformed record raises DataError naming the file, the row and the field.
 """
@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 HF_REPO = "LongEmotion/LongEmotion"
 # The Hub repository could not be reached when this was written, so no commit sha is known; the md5s
-# below (spec §2.1, from the authors' comparison report) pin the file contents instead: a download whose
+# below (docs/longemotion.md, 'Dataset', release pinning; from the authors' comparison report) pin the file contents instead: a download whose
 # md5 differs is an error unless -T verify_checksums=false. Pass -T revision=<sha> to pin a commit.
 HF_REVISION = "main"
 ENV_DATA_DIR = "LONGEMOTION_DATA_DIR"
@@ -68,7 +68,7 @@ HUB_MD5 = {
     "Emotion_Expression_Situations.json": "4f7f12185eff62c7ea54af2746c3df7f",
     "Emotion_Expression_Questionnaires.json": "5afb98e8db76dbb9ac3c09acf1fa8e37",
 }
-# Records per JSON Lines file of the release (spec §1 and §2.1 item counts; the flat GitHub layout's cleaned
+# Records per JSON Lines file of the release (LongEmotion paper Table 1 item counts; the flat GitHub layout's cleaned
 # Emotion_Detection.jsonl has the same 136). A local copy with another count was cut or is another version.
 RELEASE_RECORDS = {
     "Emotion_Classification_Emobench.jsonl": 200,
@@ -111,7 +111,7 @@ def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revisi
            verify_checksums: bool = True, info: dict[str, Any] | None = None, repo: str = HF_REPO,
            source: str | None = None) -> Path:
     """The file for ``key`` (see FILES), from data_dir, the bundled fixtures, or the Hub. A Hub file whose md5
-    differs from the release the spec describes (HUB_MD5) is an error unless ``verify_checksums`` is false.
+    differs from the one recorded for the release (HUB_MD5) is an error unless ``verify_checksums`` is false.
     ``info``, when given, receives where the file came from and its md5 (recorded in the samples). ``source``:
     the ``-T source=`` the user passed (resolved by the caller into ``data_dir`` or ``repo`` and ``revision``);
     errors then name it, and the LONGEMOTION_DATA_DIR environment variable does not replace it."""
@@ -143,7 +143,7 @@ def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revisi
         # the release is pinned by content, not by commit (no sha was known offline): a changed file is an error
         raise EqEvalsError(
             f"LongEmotion: {hub_path!r} from {repo}@{revision} has md5 {actual}, but the release this benchmark "
-            f"was checked against has md5 {expected} (spec §2.1): the file has changed and results would not be "
+            f"was checked against has md5 {expected} (docs/longemotion.md, 'Dataset'): the file has changed and results would not be "
             "comparable. To evaluate this release knowingly, pass -T verify_checksums=false and pin it with "
             + (f"-T source=hf://{repo}@<commit sha>." if source else "-T revision=<commit sha>."))
     if info is not None:
@@ -162,7 +162,7 @@ def check_record_count(path: Path, info: dict[str, Any] | None = None) -> int | 
     if info is not None:
         info.update(records=found, release_records=expected)
     if found != expected:
-        logger.warning("LongEmotion: %s has %d records, but the release has %d (spec §2.1): the file is cut or "
+        logger.warning("LongEmotion: %s has %d records, but the release has %d (LongEmotion paper Table 1): the file is cut or "
                        "another version, and results on it are not comparable with the paper's", path, found,
                        expected)
     return found
@@ -216,11 +216,11 @@ def _need(record: Any, path: Path, row: Any, field: str, kind: type | tuple[type
 
 
 def _text(value: Any) -> str:
-    """List-valued report fields are joined with a space (spec §7.12)."""
+    """List-valued report fields are joined with a space (docs/longemotion.md, 'Dataset')."""
     return " ".join(str(v) for v in value) if isinstance(value, list) else str(value)
 
 
-# --- EC (spec §4.1) --------------------------------------------------------------------------------
+# --- EC (LongEmotion paper §3.1) --------------------------------------------------------------------------------
 
 
 def classification_samples(path: Path, subset: str, skip_invalid: bool = False) -> list[Sample]:
@@ -265,7 +265,7 @@ def _classification_sample(path: Path, subset: str, row: int, r: Any) -> Sample:
     )
 
 
-# --- ED (spec §4.2) --------------------------------------------------------------------------------
+# --- ED (LongEmotion paper §3.2) --------------------------------------------------------------------------------
 
 
 def detection_samples(path: Path, variant: str) -> list[Sample]:
@@ -294,7 +294,7 @@ def detection_samples(path: Path, variant: str) -> list[Sample]:
     return samples
 
 
-# --- QA (spec §4.3) --------------------------------------------------------------------------------
+# --- QA (LongEmotion paper §3.4) --------------------------------------------------------------------------------
 
 
 def qa_samples(path: Path) -> list[Sample]:
@@ -313,7 +313,7 @@ def qa_samples(path: Path) -> list[Sample]:
     return samples
 
 
-# --- MC (spec §4.4) --------------------------------------------------------------------------------
+# --- MC (LongEmotion paper §3.3) --------------------------------------------------------------------------------
 
 
 def checkpoint_positions(n: int) -> list[tuple[str, int, int]]:
@@ -376,7 +376,7 @@ def render_dialogue(messages: list[dict[str, str]]) -> str:
     return "".join(f"{m['role']}: {m['context']}\n" for m in messages)
 
 
-# --- ES (spec §4.5) --------------------------------------------------------------------------------
+# --- ES (LongEmotion paper §3.5) --------------------------------------------------------------------------------
 
 REPORT_FIELDS = ["case_description", "consultation_process", "experience_and_reflection"]
 
@@ -399,7 +399,7 @@ def summary_samples(path: Path, variant: str) -> list[Sample]:
     return samples
 
 
-# --- EE (spec §4.6) --------------------------------------------------------------------------------
+# --- EE (LongEmotion paper §3.6) --------------------------------------------------------------------------------
 
 
 def expression_samples(situations: Path, questionnaires: Path, emotions: str | None = None) -> list[Sample]:
@@ -427,7 +427,7 @@ def expression_samples(situations: Path, questionnaires: Path, emotions: str | N
                     samples.append(Sample(
                         id=f"ee-{k:03d}", input=scenario,
                         metadata={"task": "expression", "emotion": name, "factor": fname, "scenario": scenario,
-                                  # the original inserts the questions dict's Python repr (spec §7.13)
+                                  # the original inserts the questions dict's Python repr (docs/longemotion.md, 'Methods', EE paragraph)
                                   "statements": repr(panas["questions"]),
                                   "panas_words": list(panas["questions"].values())},
                     ))

@@ -1,6 +1,6 @@
-"""Reading model and judge replies for LongEmotion (spec §3.2, §4.1–4.6).
+"""Reading model and judge replies for LongEmotion (docs/longemotion.md, 'Scoring').
 
-One lenient JSON reader is used everywhere (spec §3.2 [recommend]): strip the reasoning part, then try
+One lenient JSON reader is used everywhere (docs/longemotion.md, 'Scoring'): strip the reasoning part, then try
 the whole text, the fenced ```json blocks, and every balanced ``{...}`` in the text, after mapping
 full-width punctuation to ASCII. Key-specific regexes are the last resort for EC and ED.
 """
@@ -19,7 +19,7 @@ FULL_WIDTH = str.maketrans({"，": ",", "：": ":", "“": '"', "”": '"', "｛
 
 
 def strip_think(text: str) -> str:
-    """Everything after the last ``</think>`` (spec §3.1: Qwen3's reasoning is removed before scoring)."""
+    """Everything after the last ``</think>`` (LongEmotion paper §5.1: Qwen3's reasoning is removed before scoring)."""
     if THINK_END in text:
         text = text.rsplit(THINK_END, 1)[1]
     return text.strip()
@@ -76,7 +76,7 @@ EMOTION_KEY = re.compile(r'"Emotion"\s*:\s*"?([^"}\n]+)', re.IGNORECASE)
 
 
 def parse_emotion(text: str) -> str | None:
-    """The label of ``{"Emotion": ...}`` (spec §3.2), or None."""
+    """The label of ``{"Emotion": ...}`` (docs/longemotion.md, 'Scoring'), or None."""
     found = find_json(text, lambda d: isinstance(d.get("Emotion"), (str, list)) and bool(d["Emotion"]))
     if found is not None:
         value = found["Emotion"]
@@ -86,7 +86,7 @@ def parse_emotion(text: str) -> str | None:
 
 
 def normalize_label(label: str) -> str:
-    """Case, whitespace and spacing around '&' (spec §7.4 [recommend])."""
+    """Case, whitespace and spacing around '&' (docs/longemotion.md, 'Scoring')."""
     label = " ".join(label.strip().strip(".").split()).casefold()
     return " & ".join(part.strip() for part in label.split("&"))
 
@@ -111,7 +111,7 @@ def _as_int(value: Any) -> int | None:
 
 
 def parse_index(text: str) -> int | None:
-    """The integer of ``{"index": ...}`` (spec §3.2, §7.5: lenient, coerced to int), or None."""
+    """The integer of ``{"index": ...}`` (docs/longemotion.md, 'Scoring': lenient, coerced to int), or None."""
     found = find_json(text, lambda d: _as_int(d.get("index")) is not None)
     if found is not None:
         return _as_int(found["index"])
@@ -119,7 +119,7 @@ def parse_index(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-# --- QA: the paper's token F1 (spec §4.3) ---------------------------------------------------------
+# --- QA: the paper's token F1 (LongEmotion paper §3.4) ---------------------------------------------------------
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans({c: " " for c in string.punctuation})
@@ -139,7 +139,7 @@ def token_f1(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-# --- ES generation (spec §4.5) --------------------------------------------------------------------
+# --- ES generation (LongEmotion paper §3.5) --------------------------------------------------------------------
 
 SUMMARY_FIELDS = ["causes", "symptoms", "treatment_process", "characteristics_of_illness", "treatment_effect"]
 SUMMARY_LABELS = {

@@ -1,4 +1,4 @@
-"""Chunking and ranking for LongEmotion's RAG and CoEM (spec §3.3, §3.4).
+"""Chunking and ranking for LongEmotion's RAG and CoEM (docs/longemotion.md, 'Methods').
 
 - Chunking: a recursive separator splitter (paragraph, line, word, character) with greedy merging into
   chunks of at most ``size`` length units and an ``overlap`` carried from the previous chunk. The length
@@ -91,7 +91,7 @@ def _pieces(text: str, size: int, length: Callable[[str], int], separators: Sequ
 def chunk_text(text: str, size: int, overlap: int = 50, tokenizer: str = "chars4",
                separators: Sequence[str] = SEPARATORS) -> list[str]:
     """Chunks of at most ``size`` length units; each new chunk starts with up to ``overlap`` units of the
-    end of the previous one (spec §3.3)."""
+    end of the previous one (docs/longemotion.md, 'Methods', step 1)."""
     if size <= 0:
         raise EqEvalsError(f"chunk size must be positive, got {size}")
     if overlap >= size:
@@ -225,7 +225,7 @@ def _load_sentence_transformer(model: str):  # noqa: ANN202 - optional dependenc
 
 
 class Embedding:
-    """Dense cosine similarity with L2-normalised sentence embeddings (spec §3.4; numpy replaces FAISS)."""
+    """Dense cosine similarity with L2-normalised sentence embeddings (docs/longemotion.md, 'Methods', 'Retrievers'; numpy replaces FAISS)."""
 
     def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL, cache_size: int = 20000) -> None:
         self.model_name = model
@@ -292,7 +292,7 @@ def get_ranker(retriever: str = "auto", embedding_model: str = DEFAULT_EMBEDDING
 
 
 def retrieve(ranker: Ranker, query: str, docs: Sequence[str], k: int) -> tuple[list[int], list[float]]:
-    """Indices of the top-k docs by similarity to ``query``, in document order (spec §3.4), and all
+    """Indices of the top-k docs by similarity to ``query``, in document order (docs/longemotion.md, 'Methods', step 4), and all
     scores. With ``len(docs) <= k`` every doc is returned unchanged and no scores are computed."""
     if len(docs) <= k:
         return list(range(len(docs))), []
@@ -302,7 +302,7 @@ def retrieve(ranker: Ranker, query: str, docs: Sequence[str], k: int) -> tuple[l
 
 
 def lowest_average_similarity(ranker: Ranker, docs: Sequence[str], k: int) -> tuple[list[int], list[float]]:
-    """The k docs with the lowest mean similarity to the others, most outlying first (spec §3.4, ED)."""
+    """The k docs with the lowest mean similarity to the others, most outlying first (docs/longemotion.md, 'Methods', step 4, ED)."""
     if len(docs) < 2:
         return list(range(len(docs))), [0.0] * len(docs)
     s = ranker.pairwise(docs)

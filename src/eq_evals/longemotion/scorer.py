@@ -1,8 +1,8 @@
-"""LongEmotion scorers (paper Table 1, Appendix F; spec §4, §5.3).
+"""LongEmotion scorers (paper Table 1, Appendix F; docs/longemotion.md, 'Scoring').
 
-- ``longemotion_label_match``: EC accuracy (normalised exact label match, spec §7.4; ``strict`` = the
-  original's case-sensitive equality) and ED accuracy (the predicted index, coerced to int, spec §7.5).
-- ``longemotion_qa_f1``: the paper's SQuAD-style token F1 on the whole reply (spec §4.3).
+- ``longemotion_label_match``: EC accuracy (normalised exact label match, docs/longemotion.md, 'Scoring'; ``strict`` = the
+  original's case-sensitive equality) and ED accuracy (the predicted index, coerced to int, docs/longemotion.md, 'Scoring').
+- ``longemotion_qa_f1``: the paper's SQuAD-style token F1 on the whole reply (LongEmotion paper §3.4).
 - ``longemotion_judge``: an LLM judge on the ``grader`` role with a rubric from scorers/longemotion/
   (conversation: the 3 metrics of the sample's stage, 0-5; summary: 3 criteria x 5 fields, 1-5;
   expression: 6 criteria, 0-100). A reply that cannot be read is retried with a correction request;

@@ -1,4 +1,4 @@
-"""LongEmotion's three methods as Inspect solvers (paper §4, Appendix E; spec §3.5, §5.2).
+"""LongEmotion's three methods as Inspect solvers (paper §4, Appendix E; docs/longemotion.md, 'Methods').
 
 The CoEM pipeline is five solver steps, named as in the paper §4; a task declaration lists them all and
 ``-T method`` decides which run:
@@ -136,9 +136,9 @@ def longemotion_setup(task: str, method: str = "base", retriever: str = "auto",
                     chunk_size=chunk_size, chunk_overlap=chunk_overlap, chunk_tokenizer=chunk_tokenizer,
                     top_k=top_k, top_k_initial=top_k_initial, prompt_version=prompt_version)
     if method != "base" and chunk_tokenizer != PAPER_CHUNK_TOKENIZER:
-        # spec §3.3: the release measured chunks with the Llama-3.1-8B-Instruct tokenizer
+        # docs/longemotion.md, 'Implementation details and deviations': the release measured chunks with the Llama-3.1-8B-Instruct tokenizer
         settings["chunk_tokenizer_deviation"] = (f"chunks measured with {chunk_tokenizer}, not the paper's "
-                                                 f"{PAPER_CHUNK_TOKENIZER} (spec §3.3)")
+                                                 f"{PAPER_CHUNK_TOKENIZER} (see docs/longemotion.md)")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if task in JUDGED:
@@ -161,7 +161,7 @@ def _chunk(st: LongEmotionState, text: str) -> list[str]:
 
 
 def conversation_split(history: list[dict[str, str]]) -> tuple[str, str]:
-    """(earlier, recent): everything before the last three messages, and those three (spec §4.4)."""
+    """(earlier, recent): everything before the last three messages, and those three (LongEmotion paper App. C, 'Emotion Conversation')."""
     return render_dialogue(history[:-3]), render_dialogue(history[-3:])
 
 
@@ -249,7 +249,7 @@ async def _helper_call(helper: Model, system: str, prompt: str) -> str:
 
 async def enrich(st: LongEmotionState, task: str, helper: Model, subset: str | None = None) -> None:
     """The helper (CoEM-Sage) analyses each kept chunk, making packs; for MC one statement for all.
-    EC FinEntity has its own financial enrichment prompt (spec §4.1, emo_class_aug_Finentity)."""
+    EC FinEntity has its own financial enrichment prompt (docs/longemotion.md, 'Parameters', EC `subset`, emo_class_aug_Finentity)."""
     p = prompts(task)
     head = st.settings.get("prompt_version") == "head" and "helper_head" in p
     template = p["helper_head"] if head else p["helper"]
@@ -304,7 +304,7 @@ async def rerank(st: LongEmotionState, task: str, method: str, stage: int | None
         texts = [c.get("pack", c["chunk"]) if method == "coem" else c["chunk"] for c in cands]
         if task == "detection":
             # ED: the k texts with the lowest mean similarity to the others, most outlying first (§3.4);
-            # CoEM only re-ranks when there are more than 4 packs (spec §4.2)
+            # CoEM only re-ranks when there are more than 4 packs (docs/longemotion.md, 'Methods', step 4)
             if method == "coem" and len(cands) <= 4:
                 keep = list(range(len(cands)))
             else:
@@ -412,7 +412,7 @@ def longemotion_generation(max_retries: int = 0) -> Solver:
                     st.parsed = parsed
                     break
         if task == "summary":
-            # the judge sees the five labelled fields, or the raw reply when it never parsed (spec §4.5)
+            # the judge sees the five labelled fields, or the raw reply when it never parsed (docs/longemotion.md, 'Scoring')
             st.output_for_judge = summary_text(st.parsed) if st.parsed else strip_think(state.output.completion)
         elif task == "conversation":
             st.output_for_judge = strip_think(state.output.completion)
@@ -427,17 +427,17 @@ def longemotion_generation(max_retries: int = 0) -> Solver:
 
 
 def has_all_panas_words(text: str, words: list[str]) -> bool:
-    """The original's check: every PANAS word appears (case-sensitive substring test, spec §4.6)."""
+    """The original's check: every PANAS word appears (case-sensitive substring test, docs/longemotion.md, 'Methods', EE)."""
     return all(w in text for w in words)
 
 
-# PANAS regenerations as in the original (spec §4.6): up to 10 attempts, RAG up to 5
+# PANAS regenerations as in the original (docs/longemotion.md, 'Parameters', EE `max_retries`): up to 10 attempts, RAG up to 5
 PANAS_RETRIES = {"base": 9, "rag": 4, "coem": 9}
 
 
 @solver
 def longemotion_expression_dialogue(max_retries: int | None = None, min_length_instruction: bool = True) -> Solver:
-    """EE (spec §4.6): PANAS self-rating (regenerated until it names all 20 items; ``max_retries`` unset =
+    """EE (docs/longemotion.md, 'Methods', EE): PANAS self-rating (regenerated until it names all 20 items; ``max_retries`` unset =
     the original's count for the method), then stages 1-5 in one conversation; before stages 2-5, RAG/CoEM
     retrieve from the model's own earlier answers."""
     p = prompts("expression")

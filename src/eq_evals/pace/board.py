@@ -1,4 +1,4 @@
-"""PACE-AB, the multi-agent evaluation board (PACE paper §3.2; spec §5.2).
+"""PACE-AB, the multi-agent evaluation board (PACE paper §3.2; docs/pace.md, 'The board').
 
 Four reviewer agents, each its own Inspect model role falling back to ``grader``, rate one dimension each:
 Perceptive Analyst (P, ``pace_pa``), Attunement Auditor (A, ``pace_aa``), Conviction Guardian (C,
@@ -35,7 +35,7 @@ from eq_evals.resources import load_yaml
 BOARD_FILE = "pace/board.yaml"
 AGENT_CODES = {"pa": "P", "aa": "A", "cg": "C", "gs": "E"}  # -T drop=PA also works
 LANGUAGE_FIELDS = ("agent", "dimension", "definition", "focus", "low", "high")
-JUDGE_CONFIG = GenerateConfig(temperature=0.0)  # [ours] judges at temperature 0 (spec §5.2)
+JUDGE_CONFIG = GenerateConfig(temperature=0.0)  # judges at temperature 0, a project choice (docs/pace.md, `pace` parameters)
 
 
 @cache
@@ -159,7 +159,8 @@ def board_weights(weights: str = "paper", drop: str | None = None) -> tuple[dict
     """The Chief Arbitrator's weights W̄ over the agents on the board, renormalised, and their source.
 
     ``paper``: the paper's §5.2 values (0.430/0.161/0.202/0.206, renormalised); ``equal``: 0.25 each (the
-    project's reading of the "w/o CA" ablation of Table 2, spec §9 item 15); a file: fitted weights.
+    project's reading of the "w/o CA" ablation of Table 2: PACE paper §5.4 does not say what replaces the CA); a file:
+    fitted weights.
     ``drop`` removes agents ("w/o PA" etc.) and renormalises the rest.
     """
     try:
@@ -298,7 +299,7 @@ async def review(board: dict, dims: list[str], language: str, attempts: int, tex
 async def arbitrate(board: dict, language: str, attempts: int, query: str, reply: str,
                     scores: dict[str, float | None], rationales: dict[str, str], weights: dict[str, float],
                     eq_formula: float, label: str = "", config: GenerateConfig = JUDGE_CONFIG) -> Report:
-    """LLM Chief Arbitrator (ca_mode=llm; spec §5.2): sees the reports, weights and the weighted sum."""
+    """LLM Chief Arbitrator (ca_mode=llm; docs/pace.md, 'The board'): sees the reports, weights and the weighted sum."""
     lang = _lang(language)
     spec = board["arbitrator"]
     names = {d: board["agents"][d]["agent"][lang] for d in DIMENSIONS}

@@ -1,4 +1,5 @@
-"""``eq-evals pace ...``: fit Causal-PACE weights from labelled observations (spec pace.md §4.8, §4.9.5).
+"""``eq-evals pace ...``: fit Causal-PACE weights from labelled observations (PACE paper §3, App. C;
+docs/pace-weights.md, '`eq-evals pace weights`').
 
     eq-evals pace weights DATA... [--out FILE.json] [--discretize none|binary@T|tertiles] [--alpha A]
                                   [--bootstrap N] [--cluster COLUMN|none] [--y COLUMN]
@@ -6,7 +7,7 @@
 DATA are CSV (header row) or JSONL files with one observation per row: columns ``P``, ``A``, ``C``, ``E`` (the
 dimension labels or 0–10 scores), ``Y`` (an independent overall judgement, e.g. arena points 0/1/2), an optional
 ``count`` frequency column and an optional ``item`` column (the bootstrap cluster). Without DATA the paper's
-weights (renormalised) are printed. Never fit Y from a PACE composite (spec §4.7). See docs/pace-weights.md.
+weights (renormalised) are printed. Never fit Y from a PACE composite (docs/pace-weights.md, 'Circularity warning'). See docs/pace-weights.md.
 """
 
 from __future__ import annotations
@@ -186,7 +187,7 @@ def cmd_weights(args: argparse.Namespace) -> int:
         result.update({"source": "estimated", "data": list(args.data), "n_records": len(rows),
                        "note": "W = effective information of X on Y under parent adjustment (PACE Def. 3.1, "
                                "Thm 3.1); W̄ = W / sum W. Y must be an independent overall judgement, never a "
-                               "PACE composite (spec §4.7)."})
+                               "PACE composite (docs/pace-weights.md, 'Circularity warning')."})
         print(f"Causal-PACE weights from {len(rows)} records ({fitted.n_rows:g} observations), "
               f"discretize={args.discretize}, alpha={args.alpha:g}, bootstrap {args.bootstrap} "
               f"({'clusters: ' + cluster if cluster else 'rows'}; {fitted.n_skipped} skipped)")

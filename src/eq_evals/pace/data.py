@@ -1,8 +1,8 @@
 """PACE items: the project-authored set (default) or PACE-2700-style records from a file.
 
-PACE-2700 (paper §4) is not obtainable (spec §1.2), so its file format and field names are unknown. The
+PACE-2700 (paper §4) is not obtainable (docs/pace.md, 'Dataset'), so its file format and field names are unknown. The
 loader reads JSON (a list of objects, or {"data"|"items"|"records": [...]}), JSONL or CSV and maps the file's
-field names onto the canonical record of spec §3.4 with ``field_map`` ("query:prompt,lang:language" means
+field names onto the canonical record of docs/pace.md, 'Dataset' with ``field_map`` ("query:prompt,lang:language" means
 canonical ``query`` is read from the file's ``prompt``). Every row is validated; a bad row is an error naming
 the file, the row and the field.
 """
@@ -22,7 +22,7 @@ from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import display_path, resource
 
 LANGUAGES = ("en", "zh")
-# PACE paper Table 4 scenario categories (spec §3.2): canonical id -> accepted spellings (compared lower-case,
+# PACE paper Table 4 scenario categories (PACE paper App. C.4): canonical id -> accepted spellings (compared lower-case,
 # with "&", "and", "-" and spaces folded).
 SCENARIOS = {
     "venting_self_doubt": ("emotional venting & self-doubt", "venting & self-doubt", "venting"),
@@ -51,7 +51,7 @@ def scenario_id(value: str) -> str | None:
 
 
 def detect_language(text: str) -> str:
-    """``zh`` when the text has any CJK ideograph (U+4E00-U+9FFF), else ``en`` (spec §3.4)."""
+    """``zh`` when the text has any CJK ideograph (U+4E00-U+9FFF), else ``en`` (docs/pace.md, 'Dataset')."""
     return "zh" if CJK.search(text) else "en"
 
 
@@ -109,7 +109,7 @@ def _get(record: dict, field: str, fields: dict[str, str]) -> Any:
 
 
 def normalise(record: Any, file: str, row: str, index: int, fields: dict[str, str]) -> dict[str, Any]:
-    """One validated canonical record (spec §3.4)."""
+    """One validated canonical record (docs/pace.md, 'Dataset')."""
     if not isinstance(record, dict):
         raise DataError(file, row, f"expected an object, got {type(record).__name__}")
 

@@ -18,7 +18,7 @@ from eq_evals.ratings.causal_pace import DIMENSIONS, DimRecord
 
 POINTWISE_TASK, BATTLE_TASK = "pace", "pace_pairwise"
 POINTWISE_SCORER, BATTLE_SCORER = "pace_board", "pace_battle"
-# arena points of a response (paper App. C.5; spec §4.7): won 2, tie 1, lost 0
+# arena points of a response (paper App. C.5; docs/pace.md, 'Fitting weights from battles'): won 2, tie 1, lost 0
 POINTS = {"win": 2, "tie": 1, "loss": 0}
 
 
@@ -64,8 +64,8 @@ def records_from_log(log: EvalLog, where: str = "", scorer: str = POINTWISE_SCOR
 
 
 def records_from_logs(logs: str | Iterable[str] | Iterable[EvalLog], *, scorer: str = POINTWISE_SCORER) -> list[DimRecord]:
-    """Dimension records of every pointwise ``pace`` log given (files, folders, globs or EvalLog objects); spec
-    §10.2/10.3. Input for ``causal_pace.score_models``."""
+    """Dimension records of every pointwise ``pace`` log given (files, folders, globs or EvalLog objects).
+    Input for ``causal_pace.score_models`` (docs/pace-weights.md, 'Per-model EQ with intervals')."""
     return [r for where, log in _logs(logs) for r in records_from_log(log, where, scorer)]
 
 
@@ -93,7 +93,7 @@ def battle_comparisons(log: EvalLog, where: str = "") -> list[Comparison]:
 
 def weight_rows_from_logs(logs: str | Iterable[str] | Iterable[EvalLog], *, threshold: float = 6.0,
                           y_mode: str = "points") -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """Rows for ``causal_pace.estimate_weights`` from battle logs judged with ``-T overall=true`` (spec §4.7).
+    """Rows for ``causal_pace.estimate_weights`` from battle logs judged with ``-T overall=true`` (docs/pace.md, 'Fitting weights from battles').
 
     One row per response of a battle: P, A, C, E = 1 when the board's averaged score >= ``threshold`` else 0
     (the paper's binary "meets the expected EQ standard"), Y = the response's arena points from the
@@ -116,7 +116,7 @@ def weight_rows_from_logs(logs: str | Iterable[str] | Iterable[EvalLog], *, thre
         if not any("overall_winner" in (s.scores[BATTLE_SCORER].metadata or {}) for s in scored):
             raise EqEvalsError(f"{where}: these battles were judged without -T overall=true, so they have no "
                                "independent overall judgement; fitting weights on the board's own winner would be "
-                               "circular (spec §4.7). Re-run the battles with -T overall=true.")
+                               "circular (docs/pace-weights.md, 'Circularity warning'). Re-run the battles with -T overall=true.")
         for s in scored:
             md = s.scores[BATTLE_SCORER].metadata or {}
             winner = md.get("overall_winner")

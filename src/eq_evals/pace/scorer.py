@@ -109,7 +109,7 @@ def pace_means() -> Metric:
 def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "deterministic",
                attempts: int = 3, threshold: float = 6.0, judge_max_tokens: int | None = None,
                board: str = pb.BOARD_FILE) -> Scorer:
-    """PACE-AB on one reply (pointwise; spec §5.2): the four agents, then the Chief Arbitrator.
+    """PACE-AB on one reply (pointwise; docs/pace.md, 'The board'): the four agents, then the Chief Arbitrator.
 
     Value: ``{"P", "A", "C", "E", "eq"}`` on 0-10 (a missing dimension is None). Unscored when the reply is
     empty or every agent's reply was unreadable.
@@ -190,7 +190,7 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
 
     With ``overall``, an independent overall-preference judge (role ``pace_overall``) also picks a winner in
     both orders (disagreeing orders -> tie), recorded as ``overall_winner``: the Y Causal-PACE weights can be
-    fitted from (spec §4.7), never derived from the board's own scores.
+    fitted from (docs/pace-weights.md, 'Circularity warning'), never derived from the board's own scores.
     """
     _check(ca_mode, attempts, tie_margin)
     w, source = pb.board_weights(weights, drop)

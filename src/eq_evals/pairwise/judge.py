@@ -1,10 +1,10 @@
-"""The ``pairwise_judge`` scorer (FACET spec §4.2-4.5; paper App. D and F).
+"""The ``pairwise_judge`` scorer (docs/pairwise.md, '2. The judging task'; paper App. D and F).
 
 For one matchup (a prompt instance, two models' responses, a dimension) each judge of the ``grader`` role
 is called twice, with the responses in both orders, anonymised as "Response A"/"Response B". The prompt
 (from a rubric file under ``scorers/``) asks for chain-of-thought reasoning before a verdict such as
 ``"B+++"``; the margin is the number of "+" (1-5). Replies that cannot be parsed are retried, then the
-matchup is unscored with the reason. The two verdicts are combined as the spec prescribes: the same
+matchup is unscored with the reason. The two verdicts are combined as FACET's pipeline does (docs/ratings.md §1): the same
 winner -> that winner with the rounded mean margin; different winners -> a draw (or discarded).
 """
 
@@ -99,7 +99,7 @@ def judge_prompt(rubrics: dict[str, Any], dimension: str, language: str, user_in
 
 
 def parse_verdict(reply: str) -> Verdict:
-    """The winner letter and margin from a judge reply (spec §4.2 [REC]; not the reference's
+    """The winner letter and margin from a judge reply (docs/pairwise.md, '2. The judging task', 'Parsing'; not the reference's
     anything-but-A-is-B): the first ``A++``-style token of the ``overall_winner`` field (so a note such as
     "B+++ (reduced from B++++)" reads B+++), else the last such token anywhere, else a bare A/B. Full-width
     characters (＋, Ａ) are normalised first."""

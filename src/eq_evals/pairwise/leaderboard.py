@@ -148,7 +148,7 @@ class Table:
     partial: bool = False  # some comparisons come from a log that is not complete (--allow-partial)
     task: str = ""  # the judging task, named in titles when several tasks are rated (never pooled together)
     # Overall tables only: model -> (plain mean of its per-dimension ratings, number of dimensions). A different
-    # statistic from the Overall rating, which rates all dimensions' comparisons pooled (spec §4.7 REC).
+    # statistic from the Overall rating, which rates all dimensions' comparisons pooled (docs/ratings.md, '3. TrueSkill as FACET does it', 'Overall').
     dimension_means: dict[str, tuple[float, int]] = field(default_factory=dict)
 
 
@@ -213,7 +213,7 @@ def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, see
 
 
 DIMENSION_MEAN_LABEL = ("mean of dimension ratings (plain mean of the model's per-dimension ratings: a different "
-                        "statistic from Overall, which rates all dimensions' comparisons pooled; spec §4.7)")
+                        "statistic from Overall, which rates all dimensions' comparisons pooled; docs/ratings.md §3)")
 
 
 def render_tables(method: str, tables: list[Table], judges: dict) -> str:

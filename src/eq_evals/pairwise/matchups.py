@@ -4,7 +4,7 @@
 - ``active``: eq-evals' own uncertainty-driven batches (``ratings.active_pairs``), within a budget of
   matchups per dimension (default: a third of round robin's); fewer judge calls for the same ranking
   accuracy in ``benchmarks/pairing_efficiency.py``.
-- ``adaptive`` (FACET spec §4.6): a seed round in which each model meets about half of the others on
+- ``adaptive`` (docs/ratings.md, '7. Pairing'): a seed round in which each model meets about half of the others on
   every instance, then rounds that pick the most informative pairs from the current TrueSkill ratings
   (uncertain and close), until the ranking stops changing or ``max_rounds`` is reached. Runs inside one
   Inspect task through a ``SampleSource``, so every judgment lands in one log.
@@ -115,7 +115,7 @@ def comparisons_from_sample(sample: EvalSample, scorer: str = "pairwise_judge") 
 
 
 class AdaptiveSource(SampleSource):
-    """FACET's seed round plus rating-driven rounds (spec §4.6), run separately per language and dimension."""
+    """FACET's seed round plus rating-driven rounds (docs/ratings.md, '7. Pairing'), run separately per language and dimension."""
 
     def dataset_versions(self) -> list[dict[str, Any]]:
         return self.pool.dataset_versions()
@@ -167,7 +167,7 @@ class AdaptiveSource(SampleSource):
                 continue
             ratings = trueskill_facet(comps)
             if self.round > 1 and ranking_unchanged(self.previous.get(group, {}), ratings):
-                self.done.add(group)  # converged: the ranking did not change since the last round (spec §4.6)
+                self.done.add(group)  # converged: the ranking did not change since the last round (docs/ratings.md, '7. Pairing')
                 continue
             self.previous[group] = ratings
             items = [k for k in by_key if language_of[k] == language and dimension in self.pool.dimensions[by_key[k]]]

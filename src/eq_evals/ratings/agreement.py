@@ -1,6 +1,6 @@
 """Inter-rater agreement: Cohen's kappa, Fleiss' kappa, Krippendorff's alpha (nominal).
 
-Implemented directly from the definitions (spec §5.2); no scikit-learn.
+Implemented directly from the definitions (docs/ratings.md, '8. Agreement'); no scikit-learn.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def krippendorff_alpha(units: Sequence[Sequence[Hashable | None]]) -> float:
 
 
 def stability(kappas: Sequence[float]) -> dict[str, float]:
-    """Judge-selection statistics over per-dimension kappas (spec §5.1): mean, population SD, CV, min."""
+    """Judge-selection statistics over per-dimension kappas (FACET paper App. C.5, Table 3): mean, population SD, CV, min."""
     k = np.asarray(kappas, dtype=float)
     if k.size == 0:
         raise ValueError("stability: no kappa values")

@@ -1,8 +1,8 @@
 """Item-level (cluster) bootstrap helpers.
 
 Prompt instances ("items") are resampled with replacement and every comparison made on a drawn
-item comes along, as many times as the item was drawn. This is the cluster bootstrap recommended
-by Arena-Hard users (peers.md §5) instead of resampling single battles, because the comparisons
+item comes along, as many times as the item was drawn. This is a cluster bootstrap
+(docs/ratings.md, '2. Bradley–Terry (default)', Bootstrap) instead of resampling single battles, because the comparisons
 made on one item share the same responses and are not independent.
 """
 

@@ -2,7 +2,7 @@
 
 Model: P(i beats j) = 1 / (1 + base ** (-(R_i - R_j) / scale)), i.e. natural-log strengths
 theta = R * ln(base) / scale. A draw counts as half a win for each side (Chatbot Arena's
-convention, peers.md §4.4). The fit maximises the weighted log-likelihood
+convention; Chiang et al. 2024, docs/ratings.md, 'References'). The fit maximises the weighted log-likelihood
 
     L(theta) = sum_{i,j} W_ij * log sigmoid(theta_i - theta_j) - l2/2 * ||theta||^2
 
@@ -27,7 +27,7 @@ from .comparisons import Comparison, Rating, check_comparisons, tally
 __all__ = ["bradley_terry", "comparison_weights", "fit_win_matrices", "components", "asymptotic_interval"]
 
 MARGIN_MODES = ("pseudo_wins", "fractional", "heart_soft")
-# HEART's release (spec §6.2): the winner's soft outcome by strength 1..5 (0.55 .. 0.95); unparsed/draw 0.5
+# HEART's release (docs/ratings.md, '2. Bradley–Terry (default)', heart_soft; docs/heart.md, 'Ratings (eq-evals ratings)'): the winner's soft outcome by strength 1..5 (0.55 .. 0.95); unparsed/draw 0.5
 HEART_SOFT = {1: 0.55, 2: 0.65, 3: 0.75, 4: 0.85, 5: 0.95}
 BOOTSTRAP_L2_FLOOR = 1e-3
 
@@ -40,7 +40,7 @@ def comparison_weights(c: Comparison, margin_weighted: bool = True, margin_mode:
       0 and a draw are half a win each (FACET applies them as draws).
     - "fractional" (EQ-Bench-3-like): one game with the soft outcome 0.5 + 0.5 * m / 5 for the
       winner (m = 0 gives 0.5).
-    - "heart_soft" (HEART's release, spec §6.2): one game with the soft outcome 0.55/0.65/0.75/0.85/0.95
+    - "heart_soft" (HEART's release, docs/ratings.md, '2. Bradley–Terry (default)', heart_soft): one game with the soft outcome 0.55/0.65/0.75/0.85/0.95
       for strength 1..5 (m = 0 gives 0.5).
     """
     y = c.outcome
@@ -67,7 +67,7 @@ def asymptotic_interval(score: float, n: int, z: float = 1.96, scale: float = 40
                         base: float = 10.0) -> tuple[float | None, float | None]:
     """HEART §9.8's interval: SE = sqrt(1/n) on the natural-log strength (n = comparisons involving the model),
     i.e. score -/+ z * scale / ln(base) / sqrt(n) on the Elo scale (about 340.5 / sqrt(n) at 95%). It ignores the
-    opponents' strengths and the soft outcomes (spec §6.2); the bootstrap interval is the primary one."""
+    opponents' strengths and the soft outcomes (docs/heart.md, 'Ratings (eq-evals ratings)', Intervals); the bootstrap interval is the primary one."""
     if n <= 0:
         return None, None
     half = z * scale / math.log(base) / math.sqrt(n)

@@ -1,26 +1,26 @@
-"""Causal-PACE: causal dimension weights and the composite EQ (PACE paper §3, App. C; spec pace.md §4).
+"""Causal-PACE: causal dimension weights and the composite EQ (PACE paper §3, App. C; docs/pace-weights.md).
 
 Pure mathematics (standard library + numpy, scipy for the t quantile); no Inspect dependency. Reading PACE
 Inspect logs lives beside the PACE tasks (``records_from_logs``), not here.
 
-- The causal graph is fixed prior knowledge (paper Fig. 2, Table 3; spec §4.1): P→A, P→C, P→E, A→E, C→E and
+- The causal graph is fixed prior knowledge (PACE paper §3.1, Fig. 2, Table 3): P→A, P→C, P→E, A→E, C→E and
   every dimension → Y. The confounding (adjustment) set of a dimension is its parents.
-- ``interventional_distribution``: Theorem 3.1 / App. C.2 (spec §4.2-4.3), parent (backdoor) adjustment
+- ``interventional_distribution``: PACE paper Theorem 3.1 (§3.1) and App. C.2, parent (backdoor) adjustment
   P(Y | do(X=x)) = Σ_a P(Y | X=x, 𝔸_X=a) P(𝔸_X=a), summed over the observed joint assignments a of 𝔸_X and
   weighted by their *joint* frequency. With parents as the adjustment set this is the *total* effect of X on Y
-  (mediated paths stay open; spec §9 item 3), although the paper calls it the direct effect.
-- ``dimension_influence``: Definition 3.1 (spec §4.5), W(X) = (1/|X|) Σ_x KL(P(Y|do(x)) || P(Y|U_X)) in nats,
+  (mediated paths stay open; docs/pace-weights.md, 'The mathematics'), although the paper calls it the direct effect.
+- ``dimension_influence``: Definition 3.1 (PACE paper §3.1), W(X) = (1/|X|) Σ_x KL(P(Y|do(x)) || P(Y|U_X)) in nats,
   P(Y|U_X) = (1/|X|) Σ_x P(Y|do(x)): the effective information of X on Y (mutual information under a uniform
   intervention on X).
-- ``composite_eq``: Definition 3.2 (spec §4.6), EQ = Σ_X W̄(X)·Score(X), W̄ = W / Σ W, Score(X) ∈ [0, 10].
-- ``PAPER_WEIGHTS``: the paper's fitted weights (§5.2; spec §4.10), printed to three decimals (sum 0.999) and
+- ``composite_eq``: Definition 3.2 (PACE paper §3.1), EQ = Σ_X W̄(X)·Score(X), W̄ = W / Σ W, Score(X) ∈ [0, 10].
+- ``PAPER_WEIGHTS``: the paper's fitted weights (PACE paper §5.2), printed to three decimals (sum 0.999) and
   therefore always renormalised on use. They are the default whenever no weights are given.
 
-Project choices (spec [ours] items, each a named parameter): ``alpha`` additive smoothing of P(Y | X, 𝔸_X)
+Project choices (docs/pace-weights.md, 'What is the paper's and what is ours'; each a named parameter): ``alpha`` additive smoothing of P(Y | X, 𝔸_X)
 (default 0 = the paper's plain frequencies, an empty (x, stratum) cell raises ``PositivityError``);
 ``discretize`` for graded 0–10 scores ("none", "binary@T", "tertiles"); the bootstrap of the weights (rows, or
 clusters such as items); ``fallback`` when every W is 0. Never estimate weights from a Y that was itself
-produced by a PACE composite (spec §4.7, the circularity warning): Y must be an independent overall judgement.
+produced by a PACE composite (docs/pace-weights.md, 'Circularity warning'): Y must be an independent overall judgement.
 See docs/pace-weights.md.
 """
 
@@ -65,7 +65,7 @@ __all__ = [
 DIMENSIONS: tuple[str, ...] = ("P", "A", "C", "E")
 DIMENSION_NAMES = {"P": "Perceptive Insight", "A": "Adaptive Attunement",
                    "C": "Constructive Conviction", "E": "Empathic Guidance"}
-# Children of each node (paper Fig. 2; spec §4.1, §4.8). Y is the overall EQ performance.
+# Children of each node (paper Fig. 2; PACE paper §3.1, Table 3). Y is the overall EQ performance.
 PACE_DAG: Mapping[str, tuple[str, ...]] = {"P": ("A", "C", "E", "Y"), "A": ("E", "Y"), "C": ("E", "Y"),
                                           "E": ("Y",)}
 # Confounding sets = parents (paper Table 3; its "I" for P is the empty set, App. C.2).
@@ -97,7 +97,7 @@ class DegenerateWeightsError(ValueError):
 
 
 def confounding_sets(dag: Mapping[str, Sequence[str]] = PACE_DAG, y: str = "Y") -> dict[str, tuple[str, ...]]:
-    """Parents of every dimension of ``dag`` (children lists) = its confounding set 𝔸_X (spec §4.1).
+    """Parents of every dimension of ``dag`` (children lists) = its confounding set 𝔸_X (PACE paper §3.1, Table 3).
 
     Validates that the graph is acyclic and that ``y`` has no children. Dimensions are every node but ``y``,
     in the order they first appear.
@@ -139,8 +139,8 @@ def discretizer(mode: str) -> Callable[[Any], Any]:
     """A function mapping one dimension value to its discrete state, for ``mode``:
 
     - "none": values are used as given (already discrete labels, e.g. 0/1 compliance).
-    - "binary@T" (e.g. "binary@6", spec §4.7 default threshold 6): a 0–10 score s becomes 1 if s >= T else 0.
-    - "tertiles": fixed bins of the 0–10 scale, 0–3 → 0, 4–6 → 1, 7–10 → 2 (spec §4.7; the bins are fixed,
+    - "binary@T" (e.g. "binary@6", docs/pace-weights.md, 'Estimating weights', discretize; default threshold 6): a 0–10 score s becomes 1 if s >= T else 0.
+    - "tertiles": fixed bins of the 0–10 scale, 0–3 → 0, 4–6 → 1, 7–10 → 2 (docs/pace-weights.md, 'Estimating weights', discretize; the bins are fixed,
       not data quantiles; a non-integer score s falls in bin 0 if s < 4, 1 if s < 7, else 2).
 
     The returned function raises ValueError (with the reason) for a non-numeric or out-of-range value.
@@ -291,7 +291,7 @@ def interventional_distribution(rows: Iterable[Mapping[str, Any]], x: str, adjus
                                 weight: str | None = "count", alpha: float = 0.0,
                                 x_domain: Sequence[Hashable] | None = None,
                                 y_domain: Sequence[Hashable] | None = None) -> dict[Hashable, dict[Hashable, float]]:
-    """P(Y=y | do(X=x)) for every x and y (Theorem 3.1 with 𝔸_X = ``adjust``; spec §4.2, §4.8).
+    """P(Y=y | do(X=x)) for every x and y (PACE paper Theorem 3.1, §3.1, with 𝔸_X = ``adjust``; App. C.2).
 
     ``rows``: mappings with keys x, *adjust, y and an optional frequency column ``weight`` (default "count",
     missing = 1; count-weighted rows give exactly the result of the expanded rows). Domains are the observed
@@ -310,7 +310,7 @@ def interventional_distribution(rows: Iterable[Mapping[str, Any]], x: str, adjus
 
 
 def dimension_influence(do_dist: Mapping[Hashable, Mapping[Hashable, float]]) -> float:
-    """W(X) (Definition 3.1; spec §4.5): mean over x of KL(P(Y|do(x)) || mean_x' P(Y|do(x'))), natural log.
+    """W(X) (Definition 3.1; PACE paper §3.1): mean over x of KL(P(Y|do(x)) || mean_x' P(Y|do(x'))), natural log.
 
     ``do_dist`` maps each x of the domain to its distribution over Y (missing y = probability 0). 0·ln 0 = 0.
     One x value gives 0.
@@ -326,7 +326,7 @@ def dimension_influence(do_dist: Mapping[Hashable, Mapping[Hashable, float]]) ->
 
 def normalize(weights: Mapping[str, float], *, fallback: str | None = None) -> dict[str, float]:
     """W̄(X) = W(X) / Σ W (Definition 3.2). Raises DegenerateWeightsError when Σ W = 0 unless
-    fallback="uniform" (every W̄ = 1/n, spec §4.6 [ours])."""
+    fallback="uniform" (every W̄ = 1/n, docs/pace-weights.md, 'Estimating weights', fallback)."""
     if fallback not in (None, "uniform"):
         raise ValueError(f"fallback must be None or 'uniform', got {fallback!r}")
     w = {k: float(v) for k, v in weights.items()}
@@ -389,7 +389,7 @@ def estimate_weights(rows: Iterable[Mapping[str, Any]], *, dag: Mapping[str, Seq
                      y: str = "Y", alpha: float = 0.0, discretize: str = "none", weight: str | None = "count",
                      n_boot: int = 0, seed: int = 0, cluster: str | None = None, ci: float = 0.95,
                      y_domain: Sequence[Hashable] | None = None, fallback: str | None = None) -> CausalWeights:
-    """Causal-PACE weights from observations of (P, A, C, E, Y) (spec §4.8).
+    """Causal-PACE weights from observations of (P, A, C, E, Y) (docs/pace-weights.md, 'Estimating weights').
 
     For every dimension X of ``dag``: W(X) = ``dimension_influence`` of the parent-adjusted interventional
     distribution, W̄ = ``normalize``(W). The naive (unadjusted, P(Y | X)) weights are reported beside them.
@@ -397,7 +397,7 @@ def estimate_weights(rows: Iterable[Mapping[str, Any]], *, dag: Mapping[str, Seq
     optional frequency column. ``n_boot`` > 0 adds percentile bootstrap intervals at level ``ci``: rows are
     resampled (expanded by their counts: a multinomial draw of the total count), or whole clusters when
     ``cluster`` names a column (e.g. "item": every row of a drawn item comes along, weighted by the number of
-    draws; spec §4.9.5). Replicates that hit a PositivityError or DegenerateWeightsError are skipped and
+    draws; docs/pace-weights.md, 'Estimating weights', n_boot). Replicates that hit a PositivityError or DegenerateWeightsError are skipped and
     counted (``n_skipped``); domains stay those of the full data.
     """
     parents = confounding_sets(dag, y)
@@ -501,7 +501,7 @@ def composite_eq(scores: Mapping[str, float], weights: Any = PAPER_WEIGHTS) -> f
     """LLM EQ = Σ_X W̄(X)·Score(X) (Definition 3.2), Score(X) ∈ [0, 10] ⇒ EQ ∈ [0, 10].
 
     ``weights``: anything ``resolve_weights`` accepts (default the paper's, renormalised). Dimensions whose
-    score is missing or NaN are left out and the weights renormalised over the dimensions present (spec §5.2);
+    score is missing or NaN are left out and the weights renormalised over the dimensions present (docs/pace.md, 'The board');
     ValueError if none is present, a score is outside [0, 10], or the present dimensions all weigh 0.
     """
     w, _ = resolve_weights(weights)
@@ -592,7 +592,7 @@ def _eq_rows(means: np.ndarray, w: np.ndarray) -> np.ndarray:
 def score_models(records: Iterable[DimRecord], weights: Any = PAPER_WEIGHTS, *, ci: float = 0.95,
                  method: str = "bootstrap", n_boot: int = 2000, seed: int = 0, paired: bool = True,
                  group_by: str | None = None) -> dict[str, Any]:
-    """Per-model composite EQ with intervals (spec §4.9.4-4.9.5).
+    """Per-model composite EQ with intervals (docs/pace-weights.md, 'Per-model EQ with intervals').
 
     Epochs are averaged per (model, sample_id) first. Score(X) = mean of the model's per-sample scores on X
     (missing values left out); EQ = ``composite_eq``(Score) — equal to the mean of the per-sample composites
@@ -676,7 +676,7 @@ def battles_from_records(records: Iterable[DimRecord], weights: Any = PAPER_WEIG
     """Pairwise battles from pointwise PACE scores, for Thurstone–Mosteller / Bradley–Terry / TrueSkill.
 
     For every pair of models and every sample id both were scored on (epochs averaged), the composite EQs are
-    compared: model_a wins if EQ_a − EQ_b > ``tie_margin``, loses if < −tie_margin, else a draw (spec §5.2).
+    compared: model_a wins if EQ_a − EQ_b > ``tie_margin``, loses if < −tie_margin, else a draw (docs/pace-weights.md, 'Per-model EQ with intervals', battles_from_records).
     Decisive battles get margin 1 (so the leaderboard methods read them as wins), draws margin 0. ``item`` is
     the sample id, ``language`` the record's ``lang`` (or "en"). Samples without any dimension score are left
     out.

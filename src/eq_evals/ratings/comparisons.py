@@ -154,7 +154,7 @@ class Rating:
 def aggregate_orders(
     first: Verdict, second: Verdict, conflict_policy: str = "draw"
 ) -> tuple[float, int, bool] | None:
-    """Aggregate two position-swapped verdicts (FACET spec §4.5).
+    """Aggregate two position-swapped verdicts (FACET's procedure, docs/ratings.md, '1. Records and aggregation of the two orders').
 
     ``first`` is the call with model_a in position A, ``second`` the call with model_b in
     position A. Returns (outcome for model_a, margin, conflicted), or None when the matchup is
@@ -242,7 +242,7 @@ def check_comparisons(
 
 def effective_outcome(c: Comparison) -> float:
     """The outcome the ratings apply: a "win" with margin 0 (the judge gave no "+") counts as a draw, as
-    in FACET's TrueSkill (spec §4.5, §4.7, A7) and the pseudo-win Bradley-Terry."""
+    in FACET's TrueSkill (docs/ratings.md, '3. TrueSkill as FACET does it') and the pseudo-win Bradley-Terry."""
     return 0.5 if c.margin == 0 else c.outcome
 
 

@@ -1,4 +1,4 @@
-"""FACET's Subjective-Objective gap (spec §6.4): z-scores, Delta Z and the three profiles."""
+"""FACET's Subjective-Objective gap (FACET paper §3, Fig. 3d): z-scores, Delta Z and the three profiles."""
 
 from __future__ import annotations
 

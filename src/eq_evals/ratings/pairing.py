@@ -1,4 +1,4 @@
-"""Pairing schedules: round robin, FACET's seed round and smart matching (spec §4.6).
+"""Pairing schedules: round robin, FACET's seed round and smart matching (docs/ratings.md, '7. Pairing').
 
 Pure and deterministic: every random choice comes from an explicit seed or random.Random.
 """
@@ -54,7 +54,7 @@ def round_robin(models: Iterable[str]) -> list[Pair]:
 def facet_seed_round(
     models: Iterable[str], instance_index: int, version: int = 0, seed: int = RANDOM_SEED, opponents: int | None = None
 ) -> list[Pair]:
-    """FACET's cold-start pairs for one prompt instance (spec §4.6 phase 1).
+    """FACET's cold-start pairs for one prompt instance (docs/ratings.md, '7. Pairing', facet_seed_round).
 
     RNG = random.Random(seed + instance_index + 10000 * version); for each model in sorted order,
     shuffle the other models and take the first k = min(N // 2, N - 1) (or ``opponents``).
@@ -104,7 +104,7 @@ def adaptive_pairs(
     *,
     involving: Iterable[str] | None = None,
 ) -> list[tuple[str, Pair]]:
-    """One round of FACET smart matching (spec §4.6 phase 2, steps 3-4).
+    """One round of FACET smart matching (docs/ratings.md, '7. Pairing', adaptive_pairs).
 
     Top ``pairs_per_round`` pairs by priority (pairs already played stay eligible); the pair at
     index i gets samples_per_tier[0] items if i <= floor(f0 n), [1] if i <= floor(f1 n), else [2],

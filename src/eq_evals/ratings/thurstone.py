@@ -1,11 +1,11 @@
-"""Thurstone–Mosteller (probit) ratings with an Elo display, as the PACE paper ranks models (App. B.2; spec
-pace.md §6).
+"""Thurstone–Mosteller (probit) ratings with an Elo display, as the PACE paper ranks models (App. B.2;
+docs/ratings.md, '11. Thurstone–Mosteller').
 
 Model [paper]: S_i = μ_i + ε_i, ε_i ~ N(0, σ²), P(M_i ≻ M_j) = Φ((μ_i − μ_j)/√(2σ²)); μ is the maximum of
 
     L(μ) = Σ_t [ y_t ln Φ(μ_i − μ_j) + (1 − y_t) ln Φ(μ_j − μ_i) ]
 
-found with L-BFGS-B. Project choices (spec §6.2 [ours], all parameters): √(2σ²) = 1 (σ is not identifiable
+found with L-BFGS-B. Project choices (docs/ratings.md, '11. Thurstone–Mosteller', all parameters): √(2σ²) = 1 (σ is not identifiable
 and this makes the paper's D ~ N(μ_i − μ_j, 1) consistent); sum-zero identifiability (n − 1 free parameters,
 μ_n = −Σ μ_i); bounds (−10, 10) on the free parameters so that an unbeaten model stays finite; ties y = 0.5
 (``ties="half"``) or left out (``ties="drop"``); Elo display 1000 + k·(μ − mean μ) with
@@ -80,7 +80,7 @@ def _fit(W: np.ndarray, start: np.ndarray | None, bound: float) -> tuple[np.ndar
 
 
 def thurstone_elo(mu: Sequence[float] | np.ndarray, *, base: float = ELO_BASE, k: float = ELO_K) -> np.ndarray:
-    """Linear Elo display: base + k·(μ − mean μ) (spec §6.2)."""
+    """Linear Elo display: base + k·(μ − mean μ) (docs/ratings.md, '11. Thurstone–Mosteller')."""
     mu = np.asarray(mu, dtype=np.float64)
     return base + k * (mu - mu.mean(axis=-1, keepdims=True))
 

@@ -1,4 +1,4 @@
-"""Sequential TrueSkill ratings: FACET's procedure (spec §4.7) and EQ-Bench 3's (peers.md §1.4).
+"""Sequential TrueSkill ratings: FACET's procedure (docs/ratings.md, '3. TrueSkill as FACET does it') and EQ-Bench 3's (docs/ratings.md, '4. TrueSkill as EQ-Bench 3 does it').
 
 Both follow the ``trueskill`` package (0.4.5)'s non-deprecated module-level
 ``trueskill.rate_1vs1(r1, r2, drawn=..., env=env)`` and always recompute from scratch. By default
@@ -160,7 +160,7 @@ def trueskill_facet(
     env: trueskill.TrueSkill | None = None,
     engine: str = "exact",
 ) -> dict[str, Rating]:
-    """FACET's TrueSkill with margin pseudo-wins (spec §4.7), recomputed from scratch.
+    """FACET's TrueSkill with margin pseudo-wins (docs/ratings.md, '3. TrueSkill as FACET does it'), recomputed from scratch.
 
     score = mu (the paper's "Elo"); sigma = TrueSkill sigma; lower/upper = mu -/+ 1.96 sigma (a
     posterior interval that pseudo-replication makes overconfident, not a bootstrap CI).
@@ -263,7 +263,7 @@ def trueskill_eqbench3(
     seed: int = 0,
     engine: str = "exact",
 ) -> dict[str, Rating]:
-    """EQ-Bench 3's margin-to-TrueSkill procedure (peers.md §1.4), recomputed from scratch.
+    """EQ-Bench 3's margin-to-TrueSkill procedure (docs/ratings.md, '4. TrueSkill as EQ-Bench 3 does it'), recomputed from scratch.
 
     Each comparison's "+" tallies (see _tallies) give a fraction, binned into up to ``bin_size``
     pseudo-wins applied in a row (winner first); equal tallies are one drawn update. mu is from the

@@ -1,6 +1,6 @@
 """SAGE scenarios: the project-authored set (bundled), the official release (``-T source=PATH``) and a
 Hugging Face Hub copy (``-T source=hf://OWNER/NAME@REVISION``), all in the released schema
-(spec §2): id, player, scene, main_cha, cha_group, task, first_talk (+ topic, hidden_task_type)."""
+(datasets/sage/README.md, 'Schema'): id, player, scene, main_cha, cha_group, task, first_talk (+ topic, hidden_task_type)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def normalise(record: dict[str, Any], where: str, row: int | str,
 
 def to_sample(scenario: dict[str, Any]) -> Sample:
     # The tested model sees only `input` (the opening line); persona, scene and hidden intention live in
-    # metadata, which only the simulated user's prompts read (spec §6.2).
+    # metadata, which only the simulated user's prompts read (docs/sage.md, 'The loop', 'What the tested model sees').
     return Sample(id=scenario["id"], input=scenario["first_talk"], target="", metadata=scenario)
 
 

@@ -1,4 +1,4 @@
-"""``eq-evals sage generate``: new SAGE scenarios written by an LLM from seed pools (paper §2.2; spec §2.2),
+"""``eq-evals sage generate``: new SAGE scenarios written by an LLM from seed pools (paper §2.2; docs/sage.md, 'Generating scenarios'),
 in the released schema, so they load with ``-T source=FILE``."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Seeds:
 
 def draw_seeds(rng: random.Random, language: str, pools: dict[str, Any]) -> Seeds:
     """Paper §2.2: 3 trait keywords, 3 talk sentences, 1 age; a topic; a hidden intention (rational or
-    emotional with p = 0.5, then uniform within the type, as in the released builder; spec §2.2)."""
+    emotional with p = 0.5, then uniform within the type, as in the released builder; docs/sage.md, 'Generating scenarios')."""
     personality = rng.choice(["negative", "passive", "avoidant"])
     traits = rng.sample(pools["personality_types"][personality][language]["traits"], 3)
     sentences = rng.sample(pools["talk_sentences"][language], 3)

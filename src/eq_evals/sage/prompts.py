@@ -76,7 +76,7 @@ def retry_note(problem: str | None, language: str, file: str = PROMPTS_FILE) -> 
 
 
 def fill(template: str, values: dict[str, Any]) -> str:
-    """Replace each ``{{name}}`` once, by plain text substitution (spec §6.1: never str.format)."""
+    """Replace each ``{{name}}`` once, by plain text substitution (never str.format; docs/sage.md, 'The loop')."""
 
     def sub(m: re.Match[str]) -> str:
         if m.group(1) not in values:
@@ -87,15 +87,15 @@ def fill(template: str, values: dict[str, Any]) -> str:
 
 
 def history_json(messages: Iterable[ChatMessage], language: str, file: str = PROMPTS_FILE) -> str:
-    """The visible dialogue as the simulated user sees it (spec §3.2): speaker-labelled JSON of the text
-    only (the tested model's reasoning is never shown; spec §9 item 11)."""
+    """The visible dialogue as the simulated user sees it (docs/sage.md, 'The loop'): speaker-labelled JSON of the text
+    only (the tested model's reasoning is never shown; docs/sage.md, 'The loop' (what the simulated user sees))."""
     names = load_prompts(file)["speakers"][language]
     rows = [{"role": names[m.role], "content": m.text} for m in messages if m.role in ("user", "assistant")]
     return json.dumps(rows, ensure_ascii=False, indent=2)
 
 
 def scene_with_intention(scene: str, task: str, language: str, file: str = PROMPTS_FILE) -> str:
-    """The scene carries the hidden intention (spec §2): append it when the scene does not state it."""
+    """The scene carries the hidden intention (datasets/sage/README.md, 'Schema'): append it when the scene does not state it."""
     if task and task.strip() in scene:
         return scene
     return scene.rstrip() + load_prompts(file)["hidden_theme_marker"][language] + task.strip()

@@ -1,6 +1,6 @@
 """SAGE's arithmetic: the emotion update, the state labels, termination, the simulator-output parsers and
 the leaderboard aggregation. Pure functions, shared by the solver, the scorer, the leaderboard and the
-tests that replay the released transcripts (spec §6.6 tests 1-3).
+tests that replay the released transcripts (docs/sage.md, 'Leaderboard', last paragraph).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from eq_evals.resources import display_path, load_yaml, resource
 
 RULES_FILE = "sage/rules.yaml"
 
-# The eight hidden intentions (paper Table 1; spec §2.1): slug -> (type, exact zh string, en wording).
+# The eight hidden intentions (SAGE paper §3.1, Table 1): slug -> (type, exact zh string, en wording).
 INTENTIONS: dict[str, tuple[str, str, str]] = {
     "dialectical_analysis": ("rational", "你希望对方辩证地分析事件中的问题",
                              "You hope the other person will analyze the problems in the situation dialectically."),
@@ -42,7 +42,7 @@ INTENTIONS: dict[str, tuple[str, str, str]] = {
 }
 INTENTION_BY_TEXT: dict[str, str] = {text: slug for slug, (_, zh, en) in INTENTIONS.items() for text in (zh, en)}
 
-# Personality types (spec §2 `main_cha`): released Chinese label / English label -> slug.
+# Personality types (datasets/sage/README.md, 'Schema', `main_cha`): released Chinese label / English label -> slug.
 PERSONALITIES: dict[str, str] = {"负面型": "negative", "被动型": "passive", "回避型": "avoidant",
                                  "negative": "negative", "passive": "passive", "avoidant": "avoidant"}
 
@@ -71,12 +71,12 @@ class Rules:
     source: str = field(default="(defaults)", compare=False)
 
     def state(self, emotion: int) -> str:
-        """The emotion state label given to the reply prompt (spec §3.1 table)."""
+        """The emotion state label given to the reply prompt (docs/sage.md, 'The loop')."""
         return next(label for label, lower in self.states if emotion >= lower)
 
     def update(self, emotion: int, raw_change: int) -> tuple[int, int]:
         """Paper eq. 1 with the released code's constants: clip the change to +-max_change, cap at the
-        ceiling (spec §3.1), clamp at the floor (safety only). Returns (new emotion, applied change)."""
+        ceiling (docs/sage.md, 'The loop'), clamp at the floor (safety only). Returns (new emotion, applied change)."""
         delta = max(-self.max_change, min(self.max_change, int(raw_change)))
         new = max(self.floor, min(emotion + delta, self.ceiling))
         return new, new - emotion
@@ -93,7 +93,7 @@ class Rules:
         return any(re.search(rx, last, flags=re.IGNORECASE) for rx in self.goodbye_closings)
 
     def end_reason(self, emotion: int, reply: str) -> str | None:
-        """Checked right after a simulated-user reply (spec §3.1). Priority: >= 100, < 10, goodbye."""
+        """Checked right after a simulated-user reply (docs/sage.md, 'The loop'). Priority: >= 100, < 10, goodbye."""
         if emotion >= self.success_at:
             return "emotion_ge_100"
         if emotion < self.failure_below:
@@ -146,7 +146,7 @@ class Replay:
 
 
 def replay(raw_changes: list[int], replies: list[str], rules: Rules | None = None, max_turns: int = 10) -> Replay:
-    """Run the termination logic of spec §3.2 on recorded simulator outputs: ``raw_changes[i]`` and
+    """Run the termination logic of docs/sage.md, 'The loop' on recorded simulator outputs: ``raw_changes[i]`` and
     ``replies[i]`` are the change and the user reply of update i+1. Extra entries after the end are ignored."""
     rules = rules or load_rules()
     e = rules.initial_emotion
@@ -167,7 +167,7 @@ def replay(raw_changes: list[int], replies: list[str], rules: Rules | None = Non
 
 
 # ---------------------------------------------------------------------------------------------
-# parsing the simulator's two outputs (spec §3.4, §3.5; tolerant superset, spec §9 item 12)
+# parsing the simulator's two outputs (docs/sage.md, 'The loop'; tolerant superset, docs/sage.md, 'Implementation details and deviations')
 
 
 class SimulatorParseError(ValueError):
@@ -243,7 +243,7 @@ _QUOTES = "\"'“”‘’「」『』"
 
 def parse_reply_output(text: str) -> ReplyOutput:
     """The reply output: everything after the last ``Response:`` header line, without brackets and quotes; the
-    thinking is everything before it (spec §3.5). Raises SimulatorParseError."""
+    thinking is everything before it (docs/sage.md, 'Implementation details and deviations'). Raises SimulatorParseError."""
     raw = _normalise(text)
     # the header at the start of a line, so "my response: no" inside the reply does not cut it; a header
     # inside a line counts only when no line starts with one
@@ -261,7 +261,7 @@ def parse_reply_output(text: str) -> ReplyOutput:
 
 
 # ---------------------------------------------------------------------------------------------
-# aggregation (spec §4.2)
+# aggregation (SAGE paper §4.1, Table 2)
 
 
 @dataclass

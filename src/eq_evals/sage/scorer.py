@@ -1,4 +1,4 @@
-"""SAGE scoring (spec §4): the sample score is the final emotion e_T; the Sentient score is its mean."""
+"""SAGE scoring (docs/sage.md, 'Scoring'): the sample score is the final emotion e_T; the Sentient score is its mean."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def sage_ci(level: float = 0.95) -> Metric:
 
 @metric(scores="unreduced")
 def mean_npc_turns() -> Metric:
-    """Mean number of tested-model replies per dialogue (spec §4.2 reference column)."""
+    """Mean number of tested-model replies per dialogue (docs/sage.md, 'Leaderboard': mean tested turns)."""
 
     def compute(scores: list[SampleScore]) -> float:
         values = [v for s in scores if (v := _meta(s, "npc_turns")) is not None]

@@ -1,4 +1,4 @@
-"""The Sentient Agent loop (paper §2.1-2.2; spec §3.2, §6.4): the simulated user (model role
+"""The Sentient Agent loop (paper §2.1-2.2; docs/sage.md, 'The loop'): the simulated user (model role
 ``simulated_user``) updates its emotion after every tested reply, then replies; the tested model sees
 only the visible dialogue."""
 
@@ -86,7 +86,7 @@ def sentient_dialogue(
     """Run one SAGE dialogue.
 
     Args:
-        max_turns: maximum tested-model replies (spec §3.1: 10 replies, 9 emotion updates).
+        max_turns: maximum tested-model replies (docs/sage.md, 'Parameters (-T)': 10 replies, 9 emotion updates).
         initial_emotion: start emotion (default from scorers/sage/rules.yaml: 40).
         max_change: per-update clip (default 10).
         score_final_reply: also score the last tested reply with one extra update (not the paper's rule).
@@ -199,7 +199,7 @@ def sentient_dialogue(
 
         if sage.end_reason is None:
             if score_final_reply and dialogue() and dialogue()[-1].role == "assistant":
-                # Not the paper's rule (spec §9 item 2): one extra update scores the last tested reply.
+                # Not the paper's rule (docs/sage.md, 'Parameters (-T)', score_final_reply): one extra update scores the last tested reply.
                 async with span("final update", type="sage_turn"):
                     before = sage.emotion
                     update = await emotion_update(max_turns + 1)
