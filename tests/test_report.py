@@ -287,3 +287,29 @@ def test_two_models_are_rated(logs: dict[str, Path], tmp_path: Path) -> None:
         Comparison("m1", "m2", 0.0, 1, "i9", "x", "en")]
     [table] = build_tables(comps, "bt", 100, 0, progress=False)
     assert [r.model for r in table.ratings] == ["m1", "m2"]
+
+
+def test_every_interval_contains_its_rating() -> None:
+    """Extreme data (a model that wins or loses everything) for every method: no crash, and each interval holds its
+    estimate (issue 19)."""
+    from eq_evals.pairwise.leaderboard import METHODS, build_tables
+    from eq_evals.ratings import Comparison
+
+    comps = [Comparison("top", "mid", 1.0, 3, f"i{i}", "d", "en") for i in range(4)]
+    comps += [Comparison("mid", "low", 1.0, 2, f"j{i}", "d", "en") for i in range(4)]
+    comps += [Comparison("top", "low", 1.0, 5, f"k{i}", "d", "en") for i in range(4)]
+    for method in METHODS:
+        [table] = build_tables(comps, method, 50, 0, progress=False)
+        for r in table.ratings:
+            lo, hi = (r.lower, r.upper) if r.lower is not None else (r.score, r.score)
+            assert lo <= r.score <= hi, (method, r)
+
+
+def test_an_interval_that_misses_its_rating_is_widened_and_noted() -> None:
+    from eq_evals.pairwise.leaderboard import containing
+    from eq_evals.ratings import Rating
+
+    fixed, widened = containing({"a": Rating("a", 1244.3, 1245.6, 1245.6, None, 4, 0, 4, 0),
+                                 "b": Rating("b", 1500.0, 1400.0, 1600.0, None, 4, 4, 0, 0)})
+    assert widened == ["a"] and (fixed["a"].lower, fixed["a"].upper) == (1244.3, 1245.6)
+    assert fixed["b"] == Rating("b", 1500.0, 1400.0, 1600.0, None, 4, 4, 0, 0)

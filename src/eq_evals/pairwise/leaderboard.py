@@ -17,7 +17,7 @@ the same item bootstrap).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -200,6 +200,10 @@ def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, see
                          f"{MIN_MATCHUPS}); the order may change with more"
                          + ("; sequential updates weigh the last matchups most" if method in ("trueskill", "eqbench3",
                                                                                                "elo") else ""))
+        ratings, widened = containing(ratings)
+        if widened:
+            notes.append("the bootstrap interval of " + ", ".join(widened) + " did not contain its rating (a fit at "
+                         "the edge of the data, e.g. all wins or all losses) and was widened to reach it")
         tables.append(Table(language, dimension, leaderboard(ratings), len(comps), "; ".join(notes),
                             partial=(language, dimension) in set(partial_groups)))
     for t in tables:
@@ -210,6 +214,20 @@ def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, see
                 if scores:
                     t.dimension_means[r.model] = (sum(scores) / len(scores), len(scores))
     return tables
+
+
+def containing(ratings: dict[str, Rating]) -> tuple[dict[str, Rating], list[str]]:
+    """Every interval contains its estimate: a percentile bootstrap interval that misses the point rating (the
+    point fit and the resampled fits meet the prior differently when a model never wins or never loses) is
+    widened to reach it. Returns the ratings and the models whose interval was widened."""
+    out, widened = {}, []
+    for model, r in ratings.items():
+        if r.lower is not None and r.upper is not None and not r.lower <= r.score <= r.upper:
+            out[model] = replace(r, lower=min(r.lower, r.score), upper=max(r.upper, r.score))
+            widened.append(model)
+        else:
+            out[model] = r
+    return out, sorted(widened)
 
 
 DIMENSION_MEAN_LABEL = ("mean of dimension ratings (plain mean of the model's per-dimension ratings: a different "
