@@ -84,7 +84,7 @@ def pace_means() -> Metric:
         rows = [(s.score.value, (s.sample_metadata or {}).get("language")) for s in scores
                 if isinstance(s.score.value, dict) and _present(s.score.value.get("eq"))]
         out: dict[str, float] = {}
-        for key in (*DIMENSIONS, "eq"):
+        for key in ("eq", *DIMENSIONS):  # EQ first: the headline Inspect View lists a run by
             values = [float(v[key]) for v, _ in rows if _present(v.get(key))]
             if values:  # a dimension no sample has is left out (never reported as 0)
                 out[key] = sum(values) / len(values)
