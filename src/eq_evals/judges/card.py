@@ -287,13 +287,15 @@ def read_log(log: Any, path: str) -> tuple[str, dict[str, list[Unit]], dict[str,
             criteria = {j.criterion: _result(j, good_is_a) for j in mine}
             units.setdefault(key, []).append(Unit(str(sample.id), block, result, winners, criteria,
                                                   None if longer is None else longer == good_name))
-            calls.setdefault(key, []).extend(c for c in record.calls if c.judge and
-                                             (c.judge == judge or (judge == BOARD)))
+            # the verdicts the judge's replies were read into (the board's own per-order verdict is derived from
+            # its agents' calls, so it is not counted again)
+            calls.setdefault(key, []).extend(c for c in record.calls if c.judge and c.judge != BOARD and
+                                             (c.judge == judge or judge == BOARD))
     usage = {role: {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "total_tokens": u.total_tokens}
              for role, u in (getattr(log.stats, "role_usage", None) or {}).items()}
     args = dict(log.eval.task_args or {})
     facts = {"path": path, "task": task, "benchmark": benchmark, "status": log.status,
-             "preset": args.get("preset", "standard"), "language": args.get("language", "all"),
+             "preset": args.get("preset", "standard"), "language": args.get("languages", "all"),
              "created": str(log.eval.created), "samples": len(log.samples or []),
              "model_calls": sum(model_calls.values()), "calls_by_role": dict(model_calls), "own_reply_calls": own_calls,
              "role_usage": usage, "roles": {r: str(getattr(v[0] if isinstance(v, list) else v, "model", v))
@@ -476,27 +478,20 @@ def _logs(paths: str | Path | Iterable[str | Path]) -> list[str]:
     return found
 
 
-def judge_cards(paths: str | Path | Iterable[str | Path]) -> dict[str, JudgeCard]:
-    """judge model -> its card, from every judge-check log in ``paths`` (folders, files or globs; logs of other
-    tasks are passed over). A judge with several logs of one benchmark gets the newest complete one, and the card
-    names the others in its notes. The key is the judge model as Inspect names it (``openai/gpt-4o``); a PACE
-    board with different models per agent is keyed ``pace_board[pace_pa=..., ...]``."""
-    from eq_evals.logcheck import read
-
-    chosen: dict[tuple[str, str], tuple[tuple, str, dict, list, dict]] = {}
+def cards_from_logs(entries: Iterable[tuple[Any, str]]) -> dict[str, JudgeCard]:
+    """judge -> card from (log read with its samples, path) pairs of judge-check logs (see :func:`judge_cards`)."""
+    chosen: dict[tuple[str, str], tuple[tuple, str, dict, list, list]] = {}
     passed_over: dict[str, list[str]] = {}
-    for path in _logs(paths):
-        log = read(path)
+    for log, path in entries:
         benchmark, units, calls, facts = read_log(log, path)
         rank = (log.status == "success", str(log.stats.completed_at or log.eval.created or ""))
         for judge, judge_units in units.items():
             key = (judge, benchmark)
             entry = (rank, path, facts, judge_units, calls.get(judge, []))
             if key in chosen:
-                older = min(chosen[key], entry, key=lambda e: e[0])
-                passed_over.setdefault(judge, []).append(f"{older[1]} ({benchmark}, superseded by a newer log)")
-                if chosen[key][0] >= rank:
-                    continue
+                newer, older = (entry, chosen[key]) if rank > chosen[key][0] else (chosen[key], entry)
+                passed_over.setdefault(judge, []).append(f"{older[1]} ({benchmark}; {newer[1]} is newer)")
+                entry = newer
             chosen[key] = entry
     cards: dict[str, JudgeCard] = {}
     for (judge, benchmark), (_, path, facts, judge_units, judge_calls) in sorted(chosen.items()):
@@ -506,6 +501,16 @@ def judge_cards(paths: str | Path | Iterable[str | Path]) -> dict[str, JudgeCard
         if judge in cards:
             cards[judge].notes += [f"not used: {n}" for n in notes]
     return cards
+
+
+def judge_cards(paths: str | Path | Iterable[str | Path]) -> dict[str, JudgeCard]:
+    """judge model -> its card, from every judge-check log in ``paths`` (folders, files or globs; logs of other
+    tasks are passed over). A judge with several logs of one benchmark gets the newest complete one, and the card
+    names the others in its notes. The key is the judge model as Inspect names it (``openai/gpt-4o``); a PACE
+    board with different models per agent is keyed ``pace_board[pace_pa=..., ...]`` (:func:`board_key`)."""
+    from eq_evals.logcheck import read
+
+    return cards_from_logs((read(path), path) for path in _logs(paths))
 
 
 # --------------------------------------------------------------------------------------------- rendering
@@ -565,8 +570,9 @@ def render_card(card: JudgeCard) -> str:
                                                                        for k, x in nul["by_kind"].items()))
         self_ = fig["self_preference"]["detail"]
         if self_.get("own_reply_writers"):
+            own = self_.get("own_not_beaten")
             extra.append(f"own replies written by {', '.join(self_['own_reply_writers'])}; not beaten "
-                         f"{_pct(self_.get('own_not_beaten'))}%")
+                         f"{_pct(own)}{'%' if own is not None else ''}")
         p = fig["parse"]["detail"]
         extra.append(f"{p['count']} unreadable of {fig['parse']['n']} recorded verdicts, {p['retries']} retries; "
                      f"{p['pairs_unreadable']} pair(s) left without a readable verdict")

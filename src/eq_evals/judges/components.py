@@ -1,5 +1,5 @@
-"""Registers the judge check's parts with the catalogue: its dataset adapter, setup solver, scorer wrapper and
-the scripted judges with one known fault each (docs/judges.md)."""
+"""Registers the judge check's parts with the catalogue: its dataset adapter, its scorer wrapper and the scripted
+judges with one known fault each (docs/judges.md)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ from eq_evals.components import register
 from eq_evals.judges import scripted as _scripted  # noqa: F401  (registers the jc-* scripted judges)
 from eq_evals.judges.pairs import judge_check_pairs
 from eq_evals.judges.scorers import judge_check
-from eq_evals.judges.solvers import judge_check_setup
 
 register("dataset", "judge_check_pairs")(judge_check_pairs)
-register("solver", "judge_check_setup")(judge_check_setup)
 register("scorer", "judge_check")(judge_check)
 
 

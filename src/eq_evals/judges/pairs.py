@@ -14,7 +14,7 @@ Probes:
 - ``injection``: a worse reply followed by a note to the evaluator, in English or Chinese whatever the item's
   language; control: the same worse reply without the note.
 - ``null``: the empty reply, a constant reply, or the echo of the person's message.
-- ``self``: the judge's own reply to the item (written when the sample runs, ``solvers.judge_check_setup``),
+- ``self``: the judge's own reply to the item (written when the sample is scored, ``setup.prepare``),
   degraded by the ``harmful`` construction; control: the harmful degradation of the good reply.
 - ``repeat``: a second, identical copy of a ``known`` pair (repeat stability at the judge's temperature).
 
@@ -120,17 +120,26 @@ def _not_longer(worse: str, good: str, language: str, ratio: float = MAX_RATIO) 
 
 
 def _round_robin(pairs: list[Pair], n: int, seed: int, key=lambda p: p.degradation) -> list[Pair]:  # noqa: ANN001
-    """``n`` pairs taken in turn from each group (degradation, then language), each group in a seeded hash
-    order: every group is represented before any is used twice."""
-    groups: dict[Any, list[Pair]] = {}
+    """``n`` pairs taken in turn from each group (by default each degradation), the groups in a seeded hash order;
+    within a group the languages alternate (starting with a different language in every other group), each in a
+    seeded hash order. So every group is represented before any is used twice, and both languages early."""
+    groups: dict[Any, dict[str, list[Pair]]] = {}
     for p in sorted(pairs, key=lambda p: _hash(seed, p.id)):
-        groups.setdefault((key(p), p.item.language), []).append(p)
-    order = sorted(groups, key=lambda g: (_hash(seed, "group", g)))
+        groups.setdefault(key(p), {}).setdefault(p.item.language, []).append(p)
+    order = sorted(groups, key=lambda g: _hash(seed, "group", g))
+    queues: dict[Any, list[Pair]] = {}
+    for i, g in enumerate(order):
+        languages = sorted(groups[g])
+        languages = languages[i % len(languages):] + languages[:i % len(languages)]
+        queue: list[Pair] = []
+        while any(groups[g][lang] for lang in languages):
+            queue += [groups[g][lang].pop(0) for lang in languages if groups[g][lang]]
+        queues[g] = queue
     chosen: list[Pair] = []
-    while len(chosen) < n and any(groups.values()):
+    while len(chosen) < n and any(queues.values()):
         for g in order:
-            if groups[g] and len(chosen) < n:
-                chosen.append(groups[g].pop(0))
+            if queues[g] and len(chosen) < n:
+                chosen.append(queues[g].pop(0))
     return chosen
 
 

@@ -1,6 +1,9 @@
 """``judge_check``: the benchmark's own scorer on a known-answer pair, with one typed verdict record out
 (``eq_evals.pairwise.verdict``; docs/judges.md, "How the check judges").
 
+Before that it prepares the pair (``setup.prepare``): for a self-preference pair it has the judge write its own
+reply; for HEART it puts the worse reply where HEART's scorer reads the candidate's.
+
 The judge check never judges by itself: it runs the scorer the benchmark's task runs, with the same rubric files,
 prompts, parsing, retries and judge settings, and reads what that scorer recorded.
 
@@ -31,6 +34,7 @@ from inspect_ai.util import store_as
 from eq_evals import components
 from eq_evals.errors import EqEvalsError
 from eq_evals.judges.pairs import KEY
+from eq_evals.judges.setup import prepare
 from eq_evals.pairwise.verdict import JudgeCall, Judgment, PairVerdict, dump, sample_verdicts
 
 PAIRWISE = ("pairwise_judge", "heart_pairwise", "pace_battle")
@@ -213,9 +217,10 @@ def judge_check(inner: str, **args: Any) -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         md = state.metadata
-        block = dict(md.get(KEY) or {})
-        if not block:
+        if not isinstance(md.get(KEY), dict):
             raise EqEvalsError(f"sample {state.sample_id}: not a judge-check sample (no '{KEY}' metadata)")
+        await prepare(state, md[KEY]["benchmark"])  # the judge's own reply (self probe); HEART's candidate
+        block = dict(md[KEY])
         inner_md: dict[str, Any] = {}
         if inner in POINTWISE:
             longemotion = inner == "longemotion_judge"
@@ -271,7 +276,10 @@ def judge_check(inner: str, **args: Any) -> Scorer:
 def _validate(inner: str = "", **literal: Any) -> None:
     """The inner scorer's own check, on the arguments the declaration writes out (the engine leaves out those
     that name a task parameter)."""
+    from eq_evals.judges.setup import own_prompts
+
     components.load_all()
+    own_prompts()  # the self-preference probe's prompt file
     if inner not in PAIRWISE + POINTWISE:
         raise ValueError(f"inner={inner!r}: expected one of {', '.join(PAIRWISE + POINTWISE)}")
     validator = getattr(components.SCORERS[inner], "validate_declaration", None)

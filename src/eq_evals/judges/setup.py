@@ -1,5 +1,6 @@
-"""The judge check's one solver step, ``judge_check_setup``: it prepares a known-answer pair for the benchmark's
-own scorer (docs/judges.md).
+"""Preparing a known-answer pair for the benchmark's own scorer (docs/judges.md); the ``judge_check`` scorer
+calls :func:`prepare` before it runs that scorer, so the tasks have no solver step of their own (as the
+benchmarks' judging tasks have none).
 
 - For a ``self`` pair it asks the judge model to write its own reply to the item (``solvers/judges/own_reply.yaml``),
   degrades it with the ``harmful`` construction and makes it the worse contestant, named after the model that
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, ModelOutput, get_model, model_roles
-from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from eq_evals.core.text import final_reply
@@ -63,50 +64,31 @@ def clean(text: str) -> str:
     return " ".join(text.split())
 
 
-@solver
-def judge_check_setup(benchmark: str) -> Solver:
-    """Prepare one judge-check pair for ``benchmark``'s scorer (see the module doc)."""
+async def prepare(state: TaskState, benchmark: str) -> None:
+    """Make the sample ready for ``benchmark``'s scorer (see the module doc)."""
+    md = state.metadata
+    block = md.get(KEY)
+    if not isinstance(block, dict):
+        raise EqEvalsError(f"sample {state.sample_id}: not a judge-check sample (no '{KEY}' metadata)")
+    if block.get("probe") == "self" and "own_model" not in block:
+        spec = own_prompts()
+        writer = own_writer(benchmark)
+        language = block["language"] if block["language"] in ("en", "zh") else "en"
+        prompt = spec["templates"][language].replace("{role}", spec["roles"][benchmark][language]) \
+            .replace("{context}", block.get("own_context") or str(state.input_text))
+        output = await writer.generate([ChatMessageUser(content=prompt)], config=GenerateConfig(**spec["generation"]))
+        own = clean(output.completion)
+        worse = degrade.degrade("harmful", own, block["item"], language, block.get("kind", "reply")) or ""
+        md["response_a"] = " ".join(worse.split())
+        md["model_a"] = str(writer)
+        block.update(own_model=str(writer), own_reply=own, own_empty=not own)
+    if benchmark == "heart":
+        from eq_evals.heart import prompts
+        from eq_evals.heart.scorer import HeartReply
 
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        md = state.metadata
-        block = md.get(KEY)
-        if not isinstance(block, dict):
-            raise EqEvalsError(f"sample {state.sample_id}: not a judge-check sample (no '{KEY}' metadata)")
-        if block.get("probe") == "self":
-            spec = own_prompts()
-            writer = own_writer(benchmark)
-            language = block["language"] if block["language"] in ("en", "zh") else "en"
-            prompt = spec["templates"][language].replace("{role}", spec["roles"][benchmark][language]) \
-                .replace("{context}", block.get("own_context") or str(state.input_text))
-            output = await writer.generate([ChatMessageUser(content=prompt)],
-                                           config=GenerateConfig(**spec["generation"]))
-            own = clean(output.completion)
-            worse = degrade.degrade("harmful", own, block["item"], language, block.get("kind", "reply")) or ""
-            md["response_a"] = " ".join(worse.split())
-            md["model_a"] = str(writer)
-            block.update(own_model=str(writer), own_reply=own, own_empty=not own)
-        if benchmark == "heart":
-            from eq_evals.heart import prompts
-            from eq_evals.heart.scorer import HeartReply
-
-            text = md["response_a"]
-            reply = store_as(HeartReply)
-            reply.raw = reply.text = text
-            reply.length, reply.over_limit = prompts.reply_length(text, md.get("language", "en")) if text else (0, False)
-            reply.empty = not text
-            state.output = ModelOutput.from_content(model="judgecheck", content=text)
-        return state
-
-    return solve
-
-
-def _validate(benchmark: str = "", **_: object) -> None:
-    own_prompts()
-    if benchmark and not str(benchmark).startswith("${"):
-        from eq_evals.judges.items import BENCHMARKS
-
-        if benchmark not in BENCHMARKS:
-            raise ValueError(f"benchmark={benchmark!r}: expected one of {', '.join(BENCHMARKS)}")
-
-
-judge_check_setup.validate_declaration = _validate  # type: ignore[attr-defined]
+        text = md["response_a"]
+        reply = store_as(HeartReply)
+        reply.raw = reply.text = text
+        reply.length, reply.over_limit = prompts.reply_length(text, md.get("language", "en")) if text else (0, False)
+        reply.empty = not text
+        state.output = ModelOutput.from_content(model="judgecheck", content=text)
