@@ -163,7 +163,7 @@ def test_list_explains_tasks_built_from_logs_and_counts_sage() -> None:
 def test_list_unknown_benchmark_or_task_is_an_error_naming_the_known_ones() -> None:
     result = run_cli("list", "--benchmark", "nosuch")
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr == "eq-evals: error: unknown benchmark 'nosuch'; known benchmarks: facet, heart, " \
+    assert result.stderr == "eq-evals: error: unknown benchmark 'nosuch'; known benchmarks: facet, heart, judges, " \
                             "longemotion, pace, sage\n"
     assert run_cli("list", "--benchmark", "FACET").returncode == 0
     task = run_cli("list", "facet_hiden")

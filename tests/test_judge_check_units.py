@@ -94,13 +94,13 @@ def test_bad_input_is_an_error_naming_file_row_or_parameter(tmp_path: Path, monk
     monkeypatch.setenv("EQ_EVALS_PATH", str(overlay))
     items_module._items.cache_clear()
     try:
-        with pytest.raises(DataError, match=r"datasets/judges/facet.jsonl, row line 3: id 'pa-naturalness-999-en' is "
+        with pytest.raises(DataError, match=r"datasets/judges/facet.jsonl, line 3: id 'pa-naturalness-999-en' is "
                                             r"not an item"):
             items("facet")
         (overlay / "datasets" / "judges" / "facet.jsonl").write_text(bundled[0] + "\n" + json.dumps(
             {"id": "pa-naturalness-001-zh", "language": "zh", "reply": "  "}) + "\n", encoding="utf-8")
         items_module._items.cache_clear()
-        with pytest.raises(DataError, match=r"row line 2: field 'reply' must be a non-empty string"):
+        with pytest.raises(DataError, match=r"facet.jsonl, line 2: field 'reply' must be a non-empty string"):
             items("facet")
     finally:
         items_module._items.cache_clear()

@@ -20,6 +20,8 @@ from inspect_ai.solver import generate, system_message
 # The shared layers that register parts every benchmark can use; every other subpackage with a ``components``
 # module is a benchmark (docs/architecture.md).
 SHARED = ("core", "pairwise")
+# Packages built on the benchmarks, across them (docs/architecture.md): registered after them, not benchmarks.
+ACROSS = ("judges",)
 
 DATASETS: dict[str, Callable[..., list]] = {}
 SOLVERS: dict[str, Callable[..., Any]] = {"generate": generate, "system_message": system_message}
@@ -62,14 +64,16 @@ def package_modules(module: str) -> dict[str, Any]:
 
 
 def packages() -> list[str]:
-    """The shared layers, then every benchmark package (a subpackage of eq_evals with a ``components`` module)."""
+    """The shared layers, then every benchmark package (a subpackage of eq_evals with a ``components`` module), then
+    the packages across benchmarks."""
     found = sorted(package_modules("components"))
-    return [p for p in SHARED if p in found] + [p for p in found if p not in SHARED]
+    return [p for p in SHARED if p in found] + [p for p in found if p not in SHARED + ACROSS] + \
+        [p for p in ACROSS if p in found]
 
 
 def benchmarks() -> list[str]:
     """The benchmark packages (discovered): every package with components that is not a shared layer."""
-    return [p for p in packages() if p not in SHARED]
+    return [p for p in packages() if p not in SHARED + ACROSS]
 
 
 def load_all() -> None:

@@ -32,6 +32,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from eq_evals import components
+from eq_evals.core.limits import unscored_if_cut
 from eq_evals.errors import EqEvalsError
 from eq_evals.judges.pairs import KEY
 from eq_evals.judges.setup import prepare
@@ -216,6 +217,8 @@ def judge_check(inner: str, **args: Any) -> Scorer:
         base = components.SCORERS[inner](**args)
 
     async def score(state: TaskState, target: Target) -> Score:
+        if cut := unscored_if_cut(before="the known-answer pair was judged"):  # core/limits.py: never a score
+            return cut
         md = state.metadata
         if not isinstance(md.get(KEY), dict):
             raise EqEvalsError(f"sample {state.sample_id}: not a judge-check sample (no '{KEY}' metadata)")
