@@ -159,3 +159,32 @@ def test_the_leaderboard_section_shows_cards_and_judges_not_checked(check_logs: 
     assert "| facet | openai/gpt-4o | judge not checked | |" in result.markdown
     assert "| heart | eq_evals/scripted-jc-first | FAIL (accuracy n/a) | position flips |" in result.markdown
     assert set(result.json["judges"]) == {f"eq_evals/scripted-jc-{f}" for f in FAULTS}
+
+
+def test_unreadable_verdicts_are_counted_never_scored(tmp_path: Path) -> None:
+    """A judge whose replies cannot be read gets no accuracy (n/a) and fails the parse figure; one that needs the
+    scorer's retry is read, and the card counts the retries (the benchmarks' own garbled and late scripted judges)."""
+    from inspect_ai import eval as inspect_eval
+
+    from eq_evals.judges.card import judge_cards
+
+    runs = {"judge_check_facet": ("eq_evals/scripted-judge-garbled", "eq_evals/scripted-judge-late"),
+            "judge_check_heart": ("eq_evals/scripted-hjudge-garbled", "eq_evals/scripted-hjudge-late")}
+    for task, judges in runs.items():
+        for judge in judges:
+            [log] = inspect_eval(f"eq_evals/{task}", task_args={"preset": "quick"}, model="none",
+                                 model_roles={"grader": judge}, limit=6, log_dir=str(tmp_path / "logs"), display="none")
+            assert log.status == "success", log.error
+    cards = judge_cards(tmp_path / "logs")
+    for task, (garbled, late) in runs.items():
+        benchmark = task.removeprefix("judge_check_")
+        bad = cards[garbled].sections[benchmark]["figures"]
+        assert bad["accuracy"]["status"] == "n/a" and bad["parse"]["value"] == 1.0 and bad["parse"]["status"] == "fail"
+        assert bad["parse"]["detail"]["pairs_unreadable"] == 6
+        calls = bad["parse"]["n"] // (6 if benchmark == "heart" else 1)  # HEART: one call, six criteria
+        assert bad["parse"]["detail"]["retries"] == 2 * calls  # three attempts per call
+        assert cards[garbled].status == "fail"
+        ok = cards[late].sections[benchmark]["figures"]
+        calls = ok["parse"]["n"] // (6 if benchmark == "heart" else 1)
+        assert ok["parse"]["value"] == 0.0 and ok["parse"]["detail"]["retries"] == calls
+        assert ok["accuracy"]["n"] > 0

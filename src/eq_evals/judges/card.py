@@ -247,6 +247,7 @@ def read_log(log: Any, path: str) -> tuple[str, dict[str, list[Unit]], dict[str,
     units: dict[str, list[Unit]] = {}
     calls: dict[str, list[Any]] = {}
     model_calls: Counter = Counter()
+    api_calls: set[tuple] = set()
     own_calls = 0
     for sample in log.samples or []:
         block = _block(sample)
@@ -261,6 +262,9 @@ def read_log(log: Any, path: str) -> tuple[str, dict[str, list[Unit]], dict[str,
         if not records:
             continue
         record = records[0]
+        # one model call per (judge, order shown, criterion); HEART's one call answers every criterion
+        api_calls.update((str(sample.id), c.judge, tuple(c.order), "" if benchmark == "heart" else c.criterion)
+                         for c in record.calls if c.judge and c.judge != BOARD)
         good_name = record.model_b if block.get("good_slot", "b") == "b" else record.model_a
         good_is_a = good_name == record.model_a
 
@@ -298,6 +302,8 @@ def read_log(log: Any, path: str) -> tuple[str, dict[str, list[Unit]], dict[str,
              "preset": args.get("preset", "standard"), "language": args.get("languages", "all"),
              "created": str(log.eval.created), "samples": len(log.samples or []),
              "model_calls": sum(model_calls.values()), "calls_by_role": dict(model_calls), "own_reply_calls": own_calls,
+             # the calls beyond one per judgement: the scorer's retries after an unreadable reply
+             "retries": max(0, sum(model_calls.values()) - own_calls - len(api_calls)),
              "role_usage": usage, "roles": {r: str(getattr(v[0] if isinstance(v, list) else v, "model", v))
                                              for r, v in roles.items()},
              "unscored_samples": sum(1 for s in log.samples or [] for sc in (s.scores or {}).values()
@@ -401,9 +407,10 @@ def section(benchmark: str, judge: str, units: list[Unit], calls: list[Any], fac
         total += 1
         same += int((u.result, u.winners) == (first_time.result, first_time.winners))
     figures["stability"] = Figure.share("stability", same, total, repeated_pairs=len(repeats))
-    unreadable = sum(1 for c in calls if c.error == "judge_unparseable")
-    retried = sum(max(0, c.attempts - 1) for c in calls)
-    figures["parse"] = Figure.share("parse", unreadable, len(calls), retries=retried,
+    # a verdict the scorer could not read: no verdict text (FACET, PACE: "judge_unparseable"; HEART: "parse" per
+    # criterion); a PACE agent's equal scores ("tie") were read
+    unreadable = sum(1 for c in calls if c.verdict is None and c.error != "tie")
+    figures["parse"] = Figure.share("parse", unreadable, len(calls), retries=facts["retries"],
                                     pairs_unreadable=sum(u.result == "unparsed" for u in units))
     by_criterion: dict[str, dict[str, Any]] = {}
     for criterion in sorted({c for u in known for c in u.criteria}):
@@ -630,6 +637,7 @@ def summary_line(card: JudgeCard) -> str:
     for benchmark, s in card.sections.items():
         acc = s["figures"]["accuracy"]
         failing = [THRESHOLDS[k].label for k in card.faults().get(benchmark, [])]
-        parts.append(f"{benchmark} {STATUS_MARK[s['status']]} (accuracy {fmt(None if acc['value'] is None else acc['value'] * 100)}%"
+        accuracy = "n/a" if acc["value"] is None else f"{fmt(acc['value'] * 100)}%"
+        parts.append(f"{benchmark} {STATUS_MARK[s['status']]} (accuracy {accuracy}"
                      + (f"; failing: {', '.join(failing)}" if failing else "") + ")")
     return f"{card.judge}: {STATUS_MARK[card.status]}: " + "; ".join(parts)
