@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from eq_evals.judges.card import BOARD_ROLES, STATUS_MARK, THRESHOLDS, TASKS, JudgeCard, board_key, cards_from_logs
+from eq_evals.judges.card import BOARD_ROLES, STATUS_MARK, TASKS, THRESHOLDS, JudgeCard, board_key, cards_from_logs
 
 # tasks whose scores rest on a judge, by benchmark: the judge is the grader role (or the named judge roles), the
 # PACE board its agent roles
