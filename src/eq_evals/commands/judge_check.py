@@ -120,7 +120,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "eq-evals judge-check --judge eq_evals/smollm2 -M n_threads=1 --max-tokens 96 "
                              "--benchmarks facet --preset quick",
                              "eq-evals judge-check --role pace_pa=openai/gpt-4o --role pace_aa=openai/gpt-4o-mini "
-                             "--benchmarks pace,pace_board",
+                             "--role pace_cg=openai/gpt-4o --role pace_gs=openai/gpt-4o --benchmarks pace,pace_board",
                              "eq-evals judge-check jc-logs/ --out cards/   # cards from earlier judge-check logs"])
     p.add_argument("logs", nargs="*", metavar="LOGS", help="judge-check logs or folders to read (other logs are passed over)")
     p.add_argument("--judge", action="append", default=[], metavar="MODEL",
