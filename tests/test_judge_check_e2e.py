@@ -158,7 +158,7 @@ def test_the_leaderboard_section_shows_cards_and_judges_not_checked(check_logs: 
     assert "| facet | eq_evals/scripted-jc-honest | PASS (accuracy 100.0%) | |" in result.markdown
     assert "| facet | openai/gpt-4o | judge not checked | |" in result.markdown
     assert "| heart | eq_evals/scripted-jc-first | FAIL (accuracy n/a) | position flips |" in result.markdown
-    assert set(result.json["judges"]) == {f"eq_evals/scripted-jc-{f}" for f in FAULTS}
+    assert set(result.json["judge_cards"]) == {f"eq_evals/scripted-jc-{f}" for f in FAULTS}
 
 
 def test_unreadable_verdicts_are_counted_never_scored(tmp_path: Path) -> None:

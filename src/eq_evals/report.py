@@ -62,7 +62,7 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     results: list[tuple[Section, Result]] = []
-    shared: dict[str, Any] = {}
+    shared: dict[str, Any] = {"logs": selection.kept}  # every gated log, for sections that look across benchmarks
     for section in sections:
         inputs = Inputs(logs=routed[section.key], out_dir=out, method=method, bootstrap=bootstrap, seed=seed,
                         progress=progress, allow_partial=allow_partial, shared=shared)

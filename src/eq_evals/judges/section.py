@@ -98,14 +98,12 @@ def build(inputs: Any) -> Any:
 
     cards = cards_from_logs((log, info.path) for log, info in inputs.logs)
     used: dict[str, set[str]] = {b: set(j) for b, j in (inputs.shared.get("judges") or {}).items()}
-    if not used:  # FACET's judges from the rated comparisons (a PACE battle's judge is the board, named by roles)
-        for c in inputs.shared.get("comparisons") or []:
-            if getattr(c, "judge", None) and c.judge != "pace_board":
-                used.setdefault("facet", set()).add(c.judge)
+    if not used:  # the judges every judged log among the run's logs rests on (the writer shares them all)
+        used = judges_of_logs(log for log, _ in inputs.shared.get("logs") or [])
     if not cards and not used:
         return Result()
     return Result(markdown=render_judges(used, cards),
-                  json={"judges": {j: c.as_json() for j, c in cards.items()},
+                  json={"judge_cards": {j: c.as_json() for j, c in cards.items()},
                         "judges_used": {b: sorted(j) for b, j in used.items()}})
 
 
