@@ -1,7 +1,8 @@
 """Rewrite the performance table in README.md from the files in benchmarks/results/ (issue 14).
 
 Run: python benchmarks/readme_table.py          (rewrites the block between the perf markers)
-     python benchmarks/readme_table.py --check  (exit 1 if the block is not current; tests/test_readme_perf.py)
+     python benchmarks/readme_table.py --check  (exit 1 if the block is not current;
+                                                 tests/packaging/test_readme_perf.py)
 
 Every figure comes from a result file, with the date and the machine (cores and load average when the file
 records them: a loaded machine makes wall-clock figures pessimistic). A missing result file is a row saying so.

@@ -1,12 +1,25 @@
 """Shared test setup: offline, one temporary log folder per test, and the logs of every benchmark built once
-per test session (``benchmark_logs``, see tests/benchmark_logs.py)."""
+per test session (``benchmark_logs``, see tests/benchmark_logs.py).
+
+The tests mirror the code: ``tests/<package>/test_*.py`` tests ``src/eq_evals/<package>`` (``tests/core`` the
+engine and the shared top-level modules; ``tests/faults``, ``tests/golden`` and ``tests/architecture`` cut across).
+The folders have no ``__init__.py`` (a package ``tests/packaging`` would hide the ``packaging`` distribution), so
+pytest imports each test module by its file name: every test module's name must be unique across the folders.
+The helper modules stay here (``support``, ``benchmark_logs``, ``task_snapshot``; ``faultkit`` beside the fault
+tests) and this folder is put on ``sys.path``, so ``from support import ...`` works from every subfolder.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+TESTS = str(Path(__file__).resolve().parent)
+if TESTS not in sys.path:
+    sys.path.insert(0, TESTS)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("INSPECT_LOG_LEVEL", "warning")

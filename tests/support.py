@@ -1,11 +1,18 @@
 """Helpers shared by the tests (imported as ``from support import ...``): the repository and the shared upstream
-data (read-only, never copied), and the embedded model's availability."""
+data (read-only, never copied), the embedded model's availability, a run stopped by Ctrl-C, and the Causal-PACE
+worked example of the spec."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+from inspect_ai.log import list_eval_logs
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -32,3 +39,48 @@ def need_embedded_model() -> str:
         return choose_runtime()
     except EqEvalsError as error:
         pytest.skip(str(error))
+
+
+# --- a run stopped by Ctrl-C (tests/core/test_partial_runs.py, tests/faults/test_model_failures_and_resume.py)
+
+INTERRUPTED_RUN = """
+import sys
+from inspect_ai import eval
+import eq_evals._registry
+eval("eq_evals/facet_hidden", model="eq_evals/scripted-wrong", model_args={"delay": 0.25}, max_samples=1,
+     log_dir=sys.argv[1], display="none", limit=int(sys.argv[2]))
+"""
+
+
+def interrupt_a_run(log_dir: Path, limit: int = 20) -> Path:
+    """Start a slow facet_hidden run in its own process and stop it with SIGINT (Ctrl-C) after a few samples."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(log_dir), str(limit)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.time() + 90
+    while not list(log_dir.glob("*.eval")) and time.time() < deadline:  # the log is created when the run starts
+        time.sleep(0.2)
+    time.sleep(2)  # a few 0.25 s samples
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=max(1, deadline - time.time()))
+    [info] = list_eval_logs(str(log_dir))
+    return Path(info.name.removeprefix("file://"))
+
+
+# --- the Causal-PACE worked example (tests/ratings/test_ratings_causal_pace.py, tests/pace/test_pace_weights_cli.py)
+
+# the worked example of docs/pace-weights.md, 'Estimating weights': (P, A, C, E) -> (n_Y0, n_Y1), exact expected
+# counts of a known SCM (N = 1600)
+COUNTS = {
+    (0, 0, 0, 0): (216, 24), (0, 0, 0, 1): (42, 18), (0, 0, 1, 0): (126, 54), (0, 0, 1, 1): (60, 60),
+    (0, 1, 0, 0): (48, 12), (0, 1, 0, 1): (24, 16), (0, 1, 1, 0): (24, 16), (0, 1, 1, 1): (24, 36),
+    (1, 0, 0, 0): (18, 12), (1, 0, 0, 1): (8, 12), (1, 0, 1, 0): (24, 36), (1, 0, 1, 1): (18, 72),
+    (1, 1, 0, 0): (30, 30), (1, 1, 0, 1): (27, 63), (1, 1, 1, 0): (27, 63), (1, 1, 1, 1): (36, 324),
+}
+
+
+def count_rows(counts=COUNTS) -> list[dict]:
+    from eq_evals.ratings.causal_pace import DIMENSIONS
+
+    return [dict(zip(DIMENSIONS, key), Y=y, count=n) for key, ns in counts.items() for y, n in enumerate(ns)]

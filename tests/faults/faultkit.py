@@ -163,7 +163,8 @@ def overlay(root: Path, relative: str, field: str, mark: str = " (revised)") -> 
 
 
 def cut(path: Path, out: Path, keep: int, status: str = "cancelled") -> Path:
-    """A copy of a log as a run stopped after ``keep`` samples leaves it (the recipe of tests/test_partial_runs.py)."""
+    """A copy of a log as a run stopped after ``keep`` samples leaves it (the recipe of
+    tests/core/test_partial_runs.py)."""
     log = read_eval_log(str(path))
     log.samples = log.samples[:keep]
     log.status = status

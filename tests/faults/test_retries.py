@@ -10,7 +10,7 @@ taken as complete: the original is left out "because its retry is complete" and 
 "was finished by" itself and exits 0. Honest: neither log is complete.
 
 The cancelled battle log is cut from a complete one with ``write_eval_log`` (the recipe of
-tests/test_partial_runs.py for judging logs); every retry runs through the real ``inspect eval-retry`` CLI.
+tests/core/test_partial_runs.py for judging logs); every retry runs through the real ``inspect eval-retry`` CLI.
 """
 
 from __future__ import annotations

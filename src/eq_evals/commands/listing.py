@@ -25,7 +25,8 @@ def default_samples(decl, overrides: dict | None = None) -> dict[str, list | Exc
     """The samples a declaration's dataset adapter builds with the task's default parameters, per language (each
     choice of a ``language`` parameter but 'all'; the key 'all' for a task without one), or the exception that
     stopped the build (e.g. data not on this machine). None when a required parameter decides the samples
-    (``-T logs``). What `eq-evals list` counts; tests/test_register.py checks the register entries against it.
+    (``-T logs``). What `eq-evals list` counts; tests/packaging/test_register_entries.py checks the register entries
+    against it.
     ``overrides`` replaces defaults (e.g. a local ``data_dir``)."""
     from eq_evals import components
     from eq_evals.engine import substitute

@@ -2,7 +2,7 @@
 
 Every check is a function of a folder that returns the problems it finds, so the same checks run on the
 bundled files and, in ``test_checks_catch_broken_copies``, on deliberately broken copies (proof that each
-check can fail). ``python tests/test_pace_items.py`` prints the counts table the card must contain.
+check can fail). ``python tests/pace/test_pace_items.py`` prints the counts table the card must contain.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PACE_DIR = REPO / "datasets" / "pace"
 LANGS = ("en", "zh")
 
@@ -224,7 +224,8 @@ def card_problems(folder: Path) -> list[str]:
         return [f"README.md: no {COUNTS_BEGIN} ... {COUNTS_END} block"]
     block = text.split(COUNTS_BEGIN, 1)[1].split(COUNTS_END, 1)[0].strip()
     if block != counts_table(folder):
-        return ["README.md: the counts table differs from the items (regenerate: python tests/test_pace_items.py)"]
+        return ["README.md: the counts table differs from the items "
+                "(regenerate: python tests/pace/test_pace_items.py)"]
     return []
 
 

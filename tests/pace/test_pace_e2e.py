@@ -15,7 +15,7 @@ from eq_evals.errors import EqEvalsError
 from eq_evals.pace.scripted import agent_score
 from eq_evals.ratings.causal_pace import PAPER_WEIGHTS, composite_eq
 
-FIXTURES = Path(__file__).parent / "fixtures" / "pace"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pace"
 ITEMS = str(FIXTURES / "items.jsonl")
 MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed"]
 AGENT = "eq_evals/scripted-pace-agent"

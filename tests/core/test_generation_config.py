@@ -19,7 +19,7 @@ from eq_evals.engine import is_fragment, read_declaration
 from eq_evals.facet.answers import extract_answer
 from eq_evals.providers.local_gguf import ModelThread
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TASK_FILES = sorted(p for p in (REPO / "tasks").glob("**/*.yaml") if not is_fragment(p))
 FACET_OBJECTIVE = ["facet_apparent", "facet_hidden", "facet_prediction", "facet_social", "facet_crisis",
                    "facet_objective"]
@@ -120,7 +120,7 @@ def test_list_shows_the_declared_generation_config() -> None:
 @pytest.mark.local_model
 def test_embedded_model_calls_share_one_thread_and_keep_the_declared_limit(tmp_path) -> None:
     from eq_evals.providers import local_gguf
-    from tests.conftest import need_embedded_model
+    from support import need_embedded_model
 
     need_embedded_model()
     backend = local_gguf.LocalGGUF("smollm2", n_threads=1)  # the same cached model the eval's provider gets

@@ -22,7 +22,7 @@ from inspect_ai.model import get_model
 import eq_evals._registry  # noqa: F401
 from eq_evals import doctor, logcheck
 from eq_evals.sage import leaderboard as sage_leaderboard
-from test_partial_runs import interrupt_a_run
+from support import interrupt_a_run
 
 LE_ROLES = {"grader": "eq_evals/scripted-le_judge", "helper": "eq_evals/scripted-le_helper"}
 

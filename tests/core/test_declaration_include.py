@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests import task_snapshot
+import task_snapshot
 
 
 def test_every_built_task_matches_the_committed_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -244,7 +244,7 @@ def test_the_documented_overlay_example_includes_the_bundled_fragment(tmp_path, 
 
     from eq_evals.engine import build_task, load_declarations
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "adding-a-task.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "adding-a-task.md").read_text(encoding="utf-8")
     [(name, text)] = re.findall(r"<!-- include-example: (\S+) -->\n```yaml\n(.*?)```", doc, flags=re.DOTALL)
     (tmp_path / name).parent.mkdir(parents=True)
     (tmp_path / name).write_text(text, encoding="utf-8")

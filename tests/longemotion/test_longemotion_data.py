@@ -21,7 +21,7 @@ from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.longemotion import data
 from eq_evals.longemotion.components import longemotion_dataset
 from eq_evals.resources import resource
-from tests.conftest import shared_file
+from support import shared_file
 
 FIXTURES = resource("datasets", "longemotion/fixtures")
 

@@ -13,7 +13,7 @@ import pytest
 
 from eq_evals.cli import build_parser, main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "datasets").glob("*/README.md"))]
 
 

@@ -19,7 +19,7 @@ from eq_evals.heart.leaderboard import score_records
 from eq_evals.engine import ParamDecl, coerce, comma_list, parse_declaration, register_all
 from eq_evals.errors import DeclarationError, EqEvalsError
 
-HEART_FIXTURE = str(Path(__file__).parent / "fixtures" / "heart_histories.jsonl")
+HEART_FIXTURE = str(Path(__file__).resolve().parents[1] / "fixtures" / "heart_histories.jsonl")
 LIST_PARAMETERS = {
     "facet_pairwise": {"logs", "dimensions", "reuse"},
     "heart": {"opponents", "judge_roles"},
@@ -60,7 +60,7 @@ def test_list_parameter_errors() -> None:
 
 
 def test_a_list_parameter_is_a_str(tmp_path: Path) -> None:
-    from tests.test_engine import VALID
+    from test_engine import VALID
 
     text = VALID.format(name="tmp_task").replace(
         'description: "Language."}', 'description: "Language."}\n  n: {type: int, list: true, description: "N."}')

@@ -16,7 +16,7 @@ import eq_evals._registry  # noqa: F401
 from eq_evals.heart.leaderboard import score_records
 from eq_evals.cli import main as cli_main
 
-FIXTURE = str(Path(__file__).parent / "fixtures" / "heart_histories.jsonl")
+FIXTURE = str(Path(__file__).resolve().parents[1] / "fixtures" / "heart_histories.jsonl")
 PANEL = ["eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild", "eq_evals/scripted-heart-judge"]
 SYSTEMS = ["heart-warm", "heart-plain", "heart-terse"]
 

@@ -13,7 +13,7 @@ from eq_evals.pace import board as pb
 from eq_evals.pace.data import detect_language, pace_items, parse_field_map, scenario_id
 from eq_evals.ratings.causal_pace import PAPER_WEIGHTS, composite_eq
 
-FIXTURES = Path(__file__).parent / "fixtures" / "pace"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pace"
 
 
 # ------------------------------------------------------------------------------------------ parsing

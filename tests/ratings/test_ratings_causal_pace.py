@@ -28,18 +28,7 @@ from eq_evals.ratings.causal_pace import (
     score_models,
     battles_from_records,
 )
-
-# the worked example of docs/pace-weights.md, 'Estimating weights': (P, A, C, E) -> (n_Y0, n_Y1), exact expected counts of a known SCM (N = 1600)
-COUNTS = {
-    (0, 0, 0, 0): (216, 24), (0, 0, 0, 1): (42, 18), (0, 0, 1, 0): (126, 54), (0, 0, 1, 1): (60, 60),
-    (0, 1, 0, 0): (48, 12), (0, 1, 0, 1): (24, 16), (0, 1, 1, 0): (24, 16), (0, 1, 1, 1): (24, 36),
-    (1, 0, 0, 0): (18, 12), (1, 0, 0, 1): (8, 12), (1, 0, 1, 0): (24, 36), (1, 0, 1, 1): (18, 72),
-    (1, 1, 0, 0): (30, 30), (1, 1, 0, 1): (27, 63), (1, 1, 1, 0): (27, 63), (1, 1, 1, 1): (36, 324),
-}
-
-
-def count_rows(counts=COUNTS) -> list[dict]:
-    return [dict(zip(DIMENSIONS, key), Y=y, count=n) for key, ns in counts.items() for y, n in enumerate(ns)]
+from support import COUNTS, count_rows
 
 
 def expanded_rows(counts=COUNTS) -> list[dict]:

@@ -14,7 +14,7 @@ import yaml
 
 from support import SHARED_DATA
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REGISTER = ROOT / "register"
 ENTRIES = {path.parent.name: path for path in sorted(REGISTER.glob("*/eval.yaml"))}
 SHA = re.compile(r"^[0-9a-f]{40}$")

@@ -26,6 +26,7 @@ from eq_evals.facet.data import read_rows
 from eq_evals.resources import declarative_root
 
 REQUIRED = ("license", "language", "pretty_name", "task_categories", "size_categories", "configs")
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def facet_sha() -> str:
@@ -506,7 +507,7 @@ def test_results_card_names_the_models_and_judges_of_judging_logs(tmp_path: Path
     assert log.status == "success" and log.eval.model == "none/none"  # a judging log has roles, no model
     panel = ["eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild"]
     [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-warm", model_roles={"grader": panel},
-                         task_args={"source": str(Path(__file__).parent / "fixtures" / "heart_histories.jsonl")},
+                         task_args={"source": str(FIXTURES / "heart_histories.jsonl")},
                          log_dir=str(tmp_path / "heart"), display="none", limit=2)
     assert log.status == "success", log.error
     [log] = inspect_eval("eq_evals/longemotion_classification", model="eq_evals/scripted-le_oracle",

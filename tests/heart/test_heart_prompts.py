@@ -12,7 +12,7 @@ from eq_evals.heart import prompts
 from eq_evals.heart.data import project_samples
 from eq_evals.heart.scorer import eligible_judges, family, order_seed
 
-FIXTURE = Path(__file__).parent / "fixtures" / "heart_histories.jsonl"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "heart_histories.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,10 @@
-"""Every `<!-- example: no-keys -->` block in docs/*.md is a scripted workflow a user can run without API keys:
-run each command as written (inspect / eq-evals from this environment), in a fresh folder, in order."""
+"""The examples in docs/*.md run as written.
+
+- Every `<!-- example: no-keys -->` block is a scripted workflow a user can run without API keys: each command
+  runs as written (inspect / eq-evals from this environment), in a fresh folder, in order.
+- The worked example of docs/adding-a-task.md (its `<!-- example: PATH -->` YAML blocks) adds a task with YAML
+  only, run through Inspect.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +17,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from inspect_ai import eval as inspect_eval
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"<!-- example: no-keys -->\n```bash\n(.*?)```", re.DOTALL)
+ADDING_A_TASK = ROOT / "docs" / "adding-a-task.md"
 
 
 def examples() -> list[tuple[str, int, list[str]]]:
@@ -75,3 +82,31 @@ def test_example_runs(doc: str, index: int, commands: list[str], tmp_path: Path)
         assert "| eq_evals/scripted-echo | rag | fixtures |" in done.stdout
     if doc == "sage.md":
         assert "eq_evals/scripted-echo" in done.stdout
+
+
+# --- the worked example of docs/adding-a-task.md: YAML only --------------------------------------------------
+
+
+def example_blocks() -> dict[str, str]:
+    text = ADDING_A_TASK.read_text(encoding="utf-8")
+    return dict(re.findall(r"<!-- example: (\S+) -->\n```yaml\n(.*?)```", text, flags=re.DOTALL))
+
+
+def test_worked_example_adds_a_task_without_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocks = example_blocks()
+    assert set(blocks) == {"solvers/facet/crisis_nodefs.yaml", "tasks/facet/facet_crisis_nodefs.yaml"}
+    for name, text in blocks.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path))
+    from eq_evals.engine import load_declarations, register_all
+
+    assert "facet_crisis_nodefs" in {d.spec.name for d in load_declarations()}
+    register_all()
+    [log] = inspect_eval("eq_evals/facet_crisis_nodefs", model="eq_evals/scripted-oracle",
+                         task_args={"language": "zh"}, epochs=1, limit=3, log_dir=str(tmp_path / "logs"),
+                         display="none")
+    assert log.status == "success"
+    assert log.results.scores[0].metrics["mean"].value == 1.0
+    prompt = log.samples[0].messages[0].text
+    assert "从一级（最低）到五级（最高）" in prompt and "被动自杀意念" not in prompt

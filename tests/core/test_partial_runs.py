@@ -10,10 +10,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -27,32 +23,9 @@ from eq_evals import logcheck
 from eq_evals.cli import main as cli
 from eq_evals.errors import EqEvalsError
 from eq_evals.report import run as ratings
+from support import interrupt_a_run
 
 MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed", "eq_evals/scripted-oracle"]
-
-INTERRUPTED_RUN = """
-import sys
-from inspect_ai import eval
-import eq_evals._registry
-eval("eq_evals/facet_hidden", model="eq_evals/scripted-wrong", model_args={"delay": 0.25}, max_samples=1,
-     log_dir=sys.argv[1], display="none", limit=int(sys.argv[2]))
-"""
-
-
-def interrupt_a_run(log_dir: Path, limit: int = 20) -> Path:
-    """Start a slow facet_hidden run in its own process and stop it with SIGINT (Ctrl-C) after a few samples."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(log_dir), str(limit)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.time() + 90
-    while not list(log_dir.glob("*.eval")) and time.time() < deadline:  # the log is created when the run starts
-        time.sleep(0.2)
-    time.sleep(2)  # a few 0.25 s samples
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=max(1, deadline - time.time()))
-    [info] = list_eval_logs(str(log_dir))
-    return Path(info.name.removeprefix("file://"))
 
 
 def cut(path: Path, out: Path, keep: int, status: str = "cancelled") -> Path:

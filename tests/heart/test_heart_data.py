@@ -14,7 +14,7 @@ from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.heart import data
 from eq_evals.heart.data import heart_samples, project_samples, release_samples, strategy_definitions
 
-FIXTURE = Path(__file__).parent / "fixtures" / "heart_histories.jsonl"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "heart_histories.jsonl"
 
 
 def release_dir() -> Path:
