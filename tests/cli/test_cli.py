@@ -1,5 +1,6 @@
 """The eq-evals console script: one command tree (docs/cli.md), found by walking the packages, every command with
-examples in its --help, old spellings as aliases that say so, and a listing that behaves in a pipe."""
+examples in its --help, old spellings as aliases that say so, a listing that behaves in a pipe, and warnings
+without Python source lines (issue 13)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -183,3 +185,17 @@ def test_a_closed_pipe_ends_the_listing_quietly() -> None:
 def test_unknown_command_fails_cleanly() -> None:
     result = run_cli("frobnicate")
     assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+def test_cli_warning_without_source_line_and_clean_paths(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import eq_evals.commands.listing as listing
+
+    def noisy(args) -> int:  # noqa: ANN001
+        warnings.warn("bradley_terry: perfect separation (never lost: ['a'])", RuntimeWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(listing, "cmd_list", noisy)
+    assert main(["list"]) == 0
+    err = capsys.readouterr().err
+    assert err == "eq-evals: warning: bradley_terry: perfect separation (never lost: ['a'])\n"

@@ -1,19 +1,18 @@
-"""Issue 12, items 3, 4 and 8: bad input that used to pass silently is a clear error naming what is wrong."""
+"""Bad declarations and task arguments are clear errors naming what is wrong, never a silent run (issue 12, items
+3, 4 and 8): a misspelt task parameter, a broken overlay file, a prompt template lacking a dimension. (The bad
+data rows of that issue are tested with their packages: tests/facet/test_facet_bad_rows.py, tests/ratings/
+test_agreement_command.py, tests/longemotion/test_longemotion_data.py.)"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
-from eq_evals.agreement_cli import human_labels
 from eq_evals.engine import parse_declaration
-from eq_evals.errors import DataError, DeclarationError, EqEvalsError
-from eq_evals.facet.data import facet_items
-from eq_evals.resources import resource
+from eq_evals.errors import DeclarationError, EqEvalsError
 
 
 def test_a_misspelled_task_parameter_is_an_error_listing_the_valid_ones(tmp_path: Path) -> None:
@@ -28,47 +27,6 @@ def test_a_misspelled_task_parameter_is_an_error_listing_the_valid_ones(tmp_path
     [log] = inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-oracle", task_args={"language": "zh"},
                          limit=1, epochs=1, log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.samples[0].metadata["language"] == "zh"
-
-
-def _rows(tmp_path: Path, *changes: dict) -> Path:
-    first = json.loads(resource("datasets", "facet/hidden.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    path = tmp_path / "items.jsonl"
-    lines = [json.dumps(first)] + [json.dumps({**first, "id": f"x{i}", **c}) for i, c in enumerate(changes)]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def test_a_facet_item_of_only_whitespace_is_an_error(tmp_path: Path) -> None:
-    path = _rows(tmp_path, {"input": "  \n\t "})
-    with pytest.raises(DataError, match=r"items.jsonl, line 2: field 'input' is only whitespace"):
-        facet_items(path, ["hidden_emotion"], "all")
-
-
-def test_a_facet_row_with_an_unknown_dimension_is_an_error_not_dropped(tmp_path: Path) -> None:
-    path = _rows(tmp_path, {}, {"dimension": "hiden_emotion"}, {})
-    with pytest.raises(DataError, match=r"items.jsonl, line 3: unknown dimension 'hiden_emotion'"):
-        facet_items(path, ["hidden_emotion"], "all")
-    assert len(facet_items(_rows(tmp_path, {}, {}), ["hidden_emotion"], "all")) == 3
-
-
-PAIRS = {"m|i1|e1|a|b": ("a", "b"), "m|i2|e1|a|b": ("a", "b")}
-
-
-def _csv(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "human.csv"
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
-
-def test_agreement_rejects_extra_columns_and_cells(tmp_path: Path) -> None:
-    ok = human_labels(_csv(tmp_path, "sample_id,rater,label\nm|i1|e1|a|b,r1,A\nm|i2|e1|a|b,r1,b\n"), PAIRS)
-    assert ok == {"human:r1": {"m|i1|e1|a|b": "A", "m|i2|e1|a|b": "B"}}
-    with pytest.raises(EqEvalsError, match=r"human.csv: unknown column\(s\) \['lable'\]"):
-        human_labels(_csv(tmp_path, "sample_id,rater,label,lable\nm|i1|e1|a|b,r1,A,B\n"), PAIRS)
-    with pytest.raises(EqEvalsError, match=r"human.csv, row 3: 1 more cell\(s\) than the header has columns: \['B'\]"):
-        human_labels(_csv(tmp_path, "sample_id,rater,label\nm|i1|e1|a|b,r1,A\nm|i2|e1|a|b,r1,A,B\n"), PAIRS)
-    with pytest.raises(EqEvalsError, match=r"human.csv, row 2: fewer cells"):
-        human_labels(_csv(tmp_path, "sample_id,rater,label,dimension\nm|i1|e1|a|b,r1,A\n"), PAIRS)
 
 
 OVERLAY_TASK = """
@@ -140,22 +98,3 @@ def test_a_template_file_lacking_a_dimension_fails_before_any_sample_runs(tmp_pa
     with pytest.raises(EqEvalsError, match=r"honest_tmpl.yaml: solver\[0\]: .*by_format.yaml lacks template "
                                            r"'multiple_choice' \(needed by \d+ sample\(s\), e.g. "):
         fn()
-
-
-def test_a_longemotion_file_cut_at_a_line_boundary_warns_naming_it(tmp_path: Path,
-                                                                  caplog: pytest.LogCaptureFixture) -> None:
-    from support import shared_file
-
-    from eq_evals.longemotion.components import longemotion_dataset
-
-    full = shared_file("longemotion", "Emotion_Detection_backup.jsonl")
-    with caplog.at_level("WARNING"):
-        complete = longemotion_dataset("detection", data_dir=str(full.parent), variant="original")
-    assert len(complete) == 136 and not [r for r in caplog.records if "records" in r.getMessage()]
-    lines = full.read_text(encoding="utf-8").splitlines()
-    (tmp_path / full.name).write_text("\n".join(lines[:100]) + "\n", encoding="utf-8")
-    with caplog.at_level("WARNING"):
-        cut = longemotion_dataset("detection", data_dir=str(tmp_path), variant="original")
-    assert len(cut) == 100
-    [warning] = [r.getMessage() for r in caplog.records if "records" in r.getMessage()]
-    assert str(tmp_path / full.name) in warning and "has 100 records, but the release has 136" in warning

@@ -1,13 +1,12 @@
 """Generation limits declared by every task (issue 13), the command line winning over them, the answer
-block a stop sequence leaves open, the embedded model's one dedicated thread, and `eq-evals list` wording."""
+block a stop sequence leaves open, and `eq-evals list` wording. (The embedded model's one dedicated thread is
+tested in tests/providers/test_local_model_thread.py.)"""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ from inspect_ai.event import ModelEvent
 import eq_evals._registry  # noqa: F401
 from eq_evals.engine import is_fragment, read_declaration
 from eq_evals.facet.answers import extract_answer
-from eq_evals.providers.local_gguf import ModelThread
 
 REPO = Path(__file__).resolve().parents[2]
 TASK_FILES = sorted(p for p in (REPO / "tasks").glob("**/*.yaml") if not is_fragment(p))
@@ -71,27 +69,6 @@ def test_an_answer_block_left_open_by_the_stop_sequence_is_read(completion, expe
     assert extract_answer(completion) == expected
 
 
-def test_model_thread_runs_every_call_on_one_thread_in_order() -> None:
-    thread = ModelThread("test")
-    seen: list[tuple[int, int]] = []
-
-    def call(i: int) -> int:
-        seen.append((i, threading.get_ident()))
-        return i * i
-
-    async def many() -> list[int]:
-        # calls arrive from many tasks at once, as Inspect's samples do; asyncio.to_thread would spread them
-        return await asyncio.gather(*(thread.run(call, i) for i in range(20)))
-
-    try:
-        assert asyncio.run(many()) == [i * i for i in range(20)]
-        assert len({ident for _, ident in seen}) == 1
-        assert seen[0][1] != threading.get_ident()
-        assert [i for i, _ in seen] == list(range(20))
-    finally:
-        thread.shutdown()
-
-
 def _list(env_offline: str | None, *args: str) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "LONGEMOTION_DATA_DIR")}
     if env_offline is not None:
@@ -115,30 +92,3 @@ def test_list_shows_the_declared_generation_config() -> None:
     out = _list("1", "facet_hidden")
     hidden = out.split("eq_evals/facet_hidden ")[1].split("eq_evals/")[0]
     assert "generation: max_tokens=128, stop_seqs=['</answer>']" in hidden
-
-
-@pytest.mark.local_model
-def test_embedded_model_calls_share_one_thread_and_keep_the_declared_limit(tmp_path) -> None:
-    from eq_evals.providers import local_gguf
-    from support import need_embedded_model
-
-    need_embedded_model()
-    backend = local_gguf.LocalGGUF("smollm2", n_threads=1)  # the same cached model the eval's provider gets
-    [key] = [k for k, (chat, _) in local_gguf._CACHE.items() if chat is backend.chat]
-    original, threads = backend.chat, []
-
-    def recording(*args, **kwargs):
-        threads.append(threading.get_ident())
-        return original(*args, **kwargs)
-
-    local_gguf._CACHE[key] = (recording, backend.thread)
-    try:
-        [log] = inspect_eval("eq_evals/facet_hidden", model="eq_evals/smollm2", model_args={"n_threads": 1},
-                             limit=4, epochs=1, max_samples=4,
-                             temperature=0.0, log_dir=str(tmp_path), display="none")
-    finally:
-        local_gguf._CACHE[key] = (original, backend.thread)
-    assert log.status == "success", log.error
-    assert len(threads) == 4 and len(set(threads)) == 1, "every generate call runs on the model's one thread"
-    for sample in log.samples:
-        assert 0 < sample.output.usage.output_tokens <= 128  # tasks/facet/facet_hidden.yaml's max_tokens

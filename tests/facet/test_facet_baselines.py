@@ -1,9 +1,14 @@
-"""Chance and majority reference rows for FACET's objective tasks (eq_evals.facet.baselines)."""
+"""Chance and majority reference rows for FACET's objective tasks (eq_evals.facet.baselines), and in the objective
+leaderboard of `eq-evals ratings` (issue 13)."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from inspect_ai import eval as inspect_eval
+
+import eq_evals._registry  # noqa: F401
 from eq_evals.facet.baselines import facet_baselines
 from eq_evals.facet.data import facet_items
 from eq_evals.facet.taxonomy import taxonomy
@@ -63,3 +68,23 @@ def test_majority_answer_can_come_from_the_whole_dataset() -> None:
     [row] = facet_baselines(run, majority_from=dataset)
     assert in_sample.majority == 1.0  # a one-item run flatters the in-sample majority
     assert row.majority_answers == {"level_classification": "Level 2"} and row.majority == 0.0
+
+
+def test_objective_leaderboard_has_chance_and_majority_rows(tmp_path: Path) -> None:
+    from eq_evals.facet.baselines import facet_baselines
+    from eq_evals.report import run
+
+    [log] = inspect_eval("eq_evals/facet_objective", model="eq_evals/scripted-wrong", task_args={"language": "en"},
+                         epochs=1, limit=20, log_dir=str(tmp_path / "logs"), display="none")
+    result = run([str(tmp_path / "logs")], str(tmp_path / "out"), progress=False)
+    expected = {r.dimension: r for r in facet_baselines([s.metadata for s in log.samples])}
+    reference = result["objective_reference"]["en"]
+    assert set(reference) == {"reference: chance", "reference: majority"}
+    for dimension, row in expected.items():
+        assert reference["reference: chance"][dimension] == pytest.approx(100 * row.chance)
+        assert reference["reference: majority"][dimension] == pytest.approx(100 * row.majority)
+    assert 0 < reference["reference: chance"][next(iter(expected))] < 100
+    md = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| *reference: chance* |" in md and "| *reference: majority* |" in md
+    assert "eq_evals/scripted-wrong" not in result["objective_reference"]["en"]
+    assert set(result["objective"]["en"]) == {"eq_evals/scripted-wrong"}  # not mixed into the models (or ΔZ)

@@ -235,3 +235,22 @@ def test_skip_invalid_skips_bad_ec_rows_with_a_warning(tmp_path: Path, caplog: p
         samples = longemotion_dataset("classification", data_dir=str(tmp_path), skip_invalid=True)
     assert [s.id for s in samples] == ["ec-emobench-1"]
     assert "skipped 1 of 2" in caplog.text and "line 2" in caplog.text and "'Joy'" in caplog.text
+
+
+def test_a_longemotion_file_cut_at_a_line_boundary_warns_naming_it(tmp_path: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    from support import shared_file
+
+    from eq_evals.longemotion.components import longemotion_dataset
+
+    full = shared_file("longemotion", "Emotion_Detection_backup.jsonl")
+    with caplog.at_level("WARNING"):
+        complete = longemotion_dataset("detection", data_dir=str(full.parent), variant="original")
+    assert len(complete) == 136 and not [r for r in caplog.records if "records" in r.getMessage()]
+    lines = full.read_text(encoding="utf-8").splitlines()
+    (tmp_path / full.name).write_text("\n".join(lines[:100]) + "\n", encoding="utf-8")
+    with caplog.at_level("WARNING"):
+        cut = longemotion_dataset("detection", data_dir=str(tmp_path), variant="original")
+    assert len(cut) == 100
+    [warning] = [r.getMessage() for r in caplog.records if "records" in r.getMessage()]
+    assert str(tmp_path / full.name) in warning and "has 100 records, but the release has 136" in warning

@@ -1,4 +1,5 @@
-"""FACET interaction generation -> pairwise judging through Inspect, with scripted models and judges."""
+"""FACET interaction generation -> pairwise judging through Inspect, with scripted models and judges; each judge
+call sits under its order's span in the log (issue 13)."""
 
 from __future__ import annotations
 
@@ -159,3 +160,36 @@ def test_active_pairing_is_the_default(generations: Path, tmp_path: Path) -> Non
     phases = [sample_verdicts(s)[0].phase for s in log.samples]
     assert phases.count("connect") == 3 and all("pairing" in s.metadata for s in log.samples)
     assert len(log.samples) < 90  # fewer matchups than round robin's 90
+
+
+def test_judge_calls_sit_under_their_order_spans_and_prompt_reads_cleanly(tmp_path: Path) -> None:
+    from eq_evals.pairwise.judge import bare_user_input
+
+    assert bare_user_input("User: I failed stats") == "I failed stats"
+    assert bare_user_input("用户：期末考了第一") == "期末考了第一"
+    assert bare_user_input("User: hi\nAssistant: hello\nUser: bye") == "User: hi\nAssistant: hello\nUser: bye"
+    assert bare_user_input("I said User: no") == "I said User: no"
+
+    inspect_eval("eq_evals/facet_deepening", model=["eq_evals/scripted-echo", "eq_evals/scripted-oracle"],
+                 task_args={"language": "all"}, limit=2, log_dir=str(tmp_path / "gen"), display="none")
+    [judged] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
+                            task_args={"logs": str(tmp_path / "gen")}, log_dir=str(tmp_path / "judged"),
+                            display="none", limit=2)
+    assert judged.status == "success"
+    from inspect_ai.log import resolve_sample_attachments
+
+    for sample in judged.samples:
+        sample = resolve_sample_attachments(sample)
+        spans = {e.id: e for e in sample.events if type(e).__name__ == "SpanBeginEvent"}
+        judge_spans = {i: e for i, e in spans.items() if e.type == "judge"}
+        assert len(judge_spans) == 2  # one per order, for the one judge
+        names = sorted(e.name for e in judge_spans.values())
+        assert names[0].startswith("eq_evals/scripted-judge judges emotion_deepening: A=")
+        scorer_span = next(e for e in spans.values() if e.type == "scorer")
+        assert all(e.parent_id == scorer_span.id for e in judge_spans.values())
+        models = [e for e in sample.events if type(e).__name__ == "ModelEvent"]
+        assert len(models) == 2 and sorted(e.span_id for e in models) == sorted(judge_spans)
+        for e in models:
+            prompt = e.input[0].text
+            assert prompt.startswith(("User input: ", "用户输入："))
+            assert not prompt.startswith(("User input: User:", "用户输入：用户："))

@@ -1,4 +1,5 @@
-"""`eq-evals agreement` as in docs/pairwise.md, '4. eq-evals agreement': instances, per-dimension and Total kappa, conflicts, stability, Fleiss."""
+"""`eq-evals agreement` as in docs/pairwise.md, '4. eq-evals agreement': instances, per-dimension and Total kappa,
+conflicts, stability, Fleiss; a human label file with extra columns or cells is an error (issue 12)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
-from eq_evals.agreement_cli import Instance, agreement, human_fleiss, judge_agreement, read_judgments
+from eq_evals.agreement_cli import Instance, agreement, human_fleiss, human_labels, judge_agreement, read_judgments
 from eq_evals.cli import main as cli
+from eq_evals.errors import EqEvalsError
 
 MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed", "eq_evals/scripted-oracle"]
 
@@ -130,3 +132,23 @@ def test_dimension_column_must_match(judged: Path, tmp_path: Path, capsys: pytes
     assert cli(["agreement", str(judged), "--human", str(human)]) == 2
     err = capsys.readouterr().err
     assert "row 3: dimension 'emotion_regulation' does not match the matchup's dimension 'expression_naturalness'" in err
+
+
+PAIRS = {"m|i1|e1|a|b": ("a", "b"), "m|i2|e1|a|b": ("a", "b")}
+
+
+def _csv(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "human.csv"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_agreement_rejects_extra_columns_and_cells(tmp_path: Path) -> None:
+    ok = human_labels(_csv(tmp_path, "sample_id,rater,label\nm|i1|e1|a|b,r1,A\nm|i2|e1|a|b,r1,b\n"), PAIRS)
+    assert ok == {"human:r1": {"m|i1|e1|a|b": "A", "m|i2|e1|a|b": "B"}}
+    with pytest.raises(EqEvalsError, match=r"human.csv: unknown column\(s\) \['lable'\]"):
+        human_labels(_csv(tmp_path, "sample_id,rater,label,lable\nm|i1|e1|a|b,r1,A,B\n"), PAIRS)
+    with pytest.raises(EqEvalsError, match=r"human.csv, row 3: 1 more cell\(s\) than the header has columns: \['B'\]"):
+        human_labels(_csv(tmp_path, "sample_id,rater,label\nm|i1|e1|a|b,r1,A\nm|i2|e1|a|b,r1,A,B\n"), PAIRS)
+    with pytest.raises(EqEvalsError, match=r"human.csv, row 2: fewer cells"):
+        human_labels(_csv(tmp_path, "sample_id,rater,label,dimension\nm|i1|e1|a|b,r1,A\n"), PAIRS)

@@ -15,6 +15,7 @@ from inspect_ai.model import get_model
 
 import eq_evals._registry  # noqa: F401  (registers the tasks, as the entry point does)
 from eq_evals.cli import main as cli_main
+from eq_evals.summary_hook import unscored_lines
 
 
 def run(log_dir: str, user_args: dict | None = None, model: str = "eq_evals/scripted-echo", limit: int | None = 1,
@@ -317,3 +318,32 @@ def test_prompt_file_needs_only_the_languages_run(log_dir: str, tmp_path: Path) 
     assert score.value == 100.0
     log = run(log_dir, {"changes": 10}, prompts=str(custom), language="en")
     assert log.status == "error" and "no 'en' prompts" in str(log.error.message)
+
+
+def test_unscored_sage_run_is_counted_and_kept(log_dir: str, capsys: pytest.CaptureFixture) -> None:
+    user = get_model("eq_evals/scripted-sage-user", garble="emotion")
+    [bad] = inspect_eval("eq_evals/sage", model="eq_evals/scripted-malformed", model_roles={"simulated_user": user},
+                         limit=2, log_dir=log_dir, display="none")
+    good_user = get_model("eq_evals/scripted-sage-user", changes=10)
+    inspect_eval("eq_evals/sage", model="eq_evals/scripted-echo", model_roles={"simulated_user": good_user}, limit=2,
+                 log_dir=log_dir, display="none")
+    names = {n for s in bad.results.scores for n in s.metrics}
+    assert not [n for n in names if n.startswith("grouped")], names
+    assert {"mean_by_language", "mean_by_personality"} <= names
+    # the lines printed under Inspect's summary (the hook ran inside eval: they are on stderr)
+    printed = capsys.readouterr().err
+    lines = unscored_lines(bad)
+    assert lines[0].startswith("sage: sage_scorer: 2 unscored, 0 scored")
+    assert "unscored x2: simulator_unparseable" in lines[1] and lines[-1].startswith("  list them: eq-evals doctor")
+    assert lines[0] in printed
+    # the leaderboard keeps the unscored run as a row, ranked last, and warns
+    assert cli_main(["sage", "leaderboard", log_dir]) == 0
+    out = capsys.readouterr().out
+    table = out.splitlines()
+    assert table[2].split()[:2] == ["1", "eq_evals/scripted-echo"]
+    assert table[3].split()[:3] == ["-", "eq_evals/scripted-malformed", "(unscored)"]
+    assert "all 2 dialogue(s) unscored (simulator_unparseable x2)" in out
+    assert cli_main(["sage", "leaderboard", "--json", log_dir]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["rank"], r["n"], r["unscored"], r["sentient"]) for r in rows] == [(1, 2, 0, 100.0), (None, 0, 2, None)]
+    assert rows[1]["unscored_reasons"] == {"simulator_unparseable": 2}
