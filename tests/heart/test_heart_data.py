@@ -114,13 +114,12 @@ def test_invalid_json_line_is_named(tmp_path: Path) -> None:
         project_samples(bad)
 
 
-def test_bundled_project_set_when_present() -> None:
+def test_bundled_project_set() -> None:
     from eq_evals.resources import resource
 
     for language in ("en", "zh"):
         path = resource("datasets", f"heart/histories_{language}.jsonl")
-        if not path.is_file():
-            pytest.skip(f"{path} is not merged yet (branch heart-data)")
+        assert path.is_file(), f"{path} is bundled with eq-evals and must exist"
         samples = heart_samples(None, language)
         assert len(samples) >= 60 and all(s.metadata["language"] == language for s in samples)
 

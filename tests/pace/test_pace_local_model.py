@@ -7,6 +7,7 @@ import math
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai.model import get_model
 
 import eq_evals._registry  # noqa: F401
 from support import need_embedded_model
@@ -20,8 +21,10 @@ def test_pace_runs_offline_on_the_embedded_model(tmp_path) -> None:
     need_embedded_model()
     # = inspect eval eq_evals/pace --model eq_evals/smollm2 --model-role grader=eq_evals/smollm2 --limit 3
     # with one attempt per agent and short replies, so the suite stays fast on 2 cores (retries are tested with
-    # the scripted agents)
-    [log] = inspect_eval("eq_evals/pace", model="eq_evals/smollm2", model_roles={"grader": "eq_evals/smollm2"},
+    # the scripted agents), and one thread (-M n_threads=1) for the model and the board: one cached model, which
+    # keeps its speed when another job holds the other core
+    [log] = inspect_eval("eq_evals/pace", model="eq_evals/smollm2", model_args={"n_threads": 1},
+                         model_roles={"grader": get_model("eq_evals/smollm2", n_threads=1)},
                          task_args={"attempts": 1, "judge_max_tokens": 128}, max_tokens=96, temperature=0.0,
                          limit=3, log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.local_model
 
 def test_facet_task_runs_on_the_embedded_model(tmp_path) -> None:
     _need_local_model()
-    [log] = inspect_eval("eq_evals/facet_apparent", model="eq_evals/smollm2", model_args=RUNTIME,
+    [log] = inspect_eval("eq_evals/facet_apparent", model="eq_evals/smollm2", model_args=MODEL_ARGS,
                          task_args={"language": "all"},
                          limit=2, epochs=1, max_tokens=48, temperature=0.0, log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
@@ -38,6 +38,8 @@ def test_facet_task_runs_on_the_embedded_model(tmp_path) -> None:
 
 
 RUNTIME = {"runtime": os.environ["EQ_EVALS_TEST_RUNTIME"]} if os.environ.get("EQ_EVALS_TEST_RUNTIME") else {}
+# one thread: a second thread only slows the model down when another job holds the other core
+MODEL_ARGS = {"n_threads": 1, **RUNTIME}
 
 
 def _need_local_model() -> None:
@@ -52,7 +54,8 @@ def test_any_gguf_file_by_model_path(tmp_path) -> None:
     from eq_evals.providers.local_gguf import bundled_gguf
 
     path = bundled_gguf("smollm2")
-    [log] = inspect_eval("eq_evals/facet_crisis", model="eq_evals/gguf", model_args={"model_path": str(path), **RUNTIME},
+    [log] = inspect_eval("eq_evals/facet_crisis", model="eq_evals/gguf",
+                         model_args={"model_path": str(path), **MODEL_ARGS},
                          limit=1, epochs=1, max_tokens=16, temperature=0.0, log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.samples[0].output.completion.strip()
     with pytest.raises(EqEvalsError, match="needs -M model_path"):
@@ -65,7 +68,8 @@ def test_real_judge_verdicts_or_honest_unscored(tmp_path) -> None:
     _need_local_model()
     inspect_eval("eq_evals/facet_naturalness", model=["eq_evals/scripted-echo", "eq_evals/scripted-malformed"],
                  task_args={"language": "en"}, limit=2, log_dir=str(tmp_path / "gen"), display="none")
-    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": get_model("eq_evals/smollm2", **RUNTIME)},
+    [log] = inspect_eval("eq_evals/facet_pairwise", model=None,
+                         model_roles={"grader": get_model("eq_evals/smollm2", **MODEL_ARGS)},
                          task_args={"logs": str(tmp_path / "gen"), "pairing": "round_robin", "attempts": 2}, max_tokens=96,
                          log_dir=str(tmp_path / "judged"), display="none")
     assert log.status == "success" and len(log.samples) == 2
