@@ -1,4 +1,9 @@
-"""Every FACET objective task end to end through Inspect with the scripted model, reading the log."""
+"""Every FACET objective task end to end through Inspect with the scripted model, reading the log.
+
+Each task runs on every bundled item with the oracle. The other scripted answers (wrong, malformed, prose, half)
+run on a subset that has every case the scorer tells apart (each dimension, language, answer format and
+secondary-answer kind); their runs on all 600 items are marked ``slow`` (CI runs them: ``bash scripts/test.sh -m
+slow``)."""
 
 from __future__ import annotations
 
@@ -14,11 +19,34 @@ import eq_evals._registry  # noqa: F401  (registers the tasks, as the entry poin
 from eq_evals.engine import register_all
 
 OBJECTIVE_TASKS = ["facet_apparent", "facet_hidden", "facet_prediction", "facet_social", "facet_crisis"]
+DIMENSIONS = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"]
 
 
-def run(task: str, model: str, log_dir: str, **task_args):
+def item_subset(per_case: int = 2) -> list[str]:
+    """The first ``per_case`` bundled objective items of each (dimension, language, answer format, has a secondary
+    answer) case: 32 of the 600 items."""
+    from eq_evals.facet.data import facet_items
+    from eq_evals.resources import resource
+
+    seen: dict[tuple, int] = {}
+    ids = []
+    for dimension in DIMENSIONS:
+        for language in ("en", "zh"):
+            for s in facet_items(resource("datasets", "facet"), [dimension], language):
+                case = (dimension, language, s.metadata["format"], bool(s.metadata.get("secondary_answer")))
+                if seen.get(case, 0) < per_case:
+                    seen[case] = seen.get(case, 0) + 1
+                    ids.append(str(s.id))
+    return ids
+
+
+# the subset by default, every item in the slow run
+ITEMS = [pytest.param("subset"), pytest.param("all", marks=pytest.mark.slow)]
+
+
+def run(task: str, model: str, log_dir: str, items: str = "all", **task_args):
     [log] = inspect_eval(f"eq_evals/{task}", model=model, task_args=task_args, log_dir=log_dir,
-                         display="none", epochs=1)
+                         display="none", epochs=1, sample_id=item_subset() if items == "subset" else None)
     return log
 
 
@@ -51,9 +79,11 @@ def test_correct_answers_score_one_in_both_languages(task: str, log_dir: str) ->
     assert score.explanation.startswith("parsed: ") and f"gold: {sample.target}" in score.explanation
 
 
+@pytest.mark.parametrize("items", ITEMS)
 @pytest.mark.parametrize("mode, expected", [("wrong", 0.0), ("malformed", 0.0), ("prose", 1.0)])
-def test_objective_battery_wrong_malformed_and_prose_answers(mode: str, expected: float, log_dir: str) -> None:
-    log = run("facet_objective", f"eq_evals/scripted-{mode}", log_dir, language="all")
+def test_objective_battery_wrong_malformed_and_prose_answers(mode: str, expected: float, items: str,
+                                                             log_dir: str) -> None:
+    log = run("facet_objective", f"eq_evals/scripted-{mode}", log_dir, items, language="all")
     assert log.status == "success"
     assert metric(log, "mean") == expected
     for dimension in ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"):
@@ -71,8 +101,9 @@ def test_half_right_answers_get_the_authors_half_credit(task: str, log_dir: str)
     assert metric(log, "mean_multi_select") == 0.5
 
 
-def test_objective_average_is_the_mean_of_dimension_accuracies_per_language(log_dir: str) -> None:
-    log = run("facet_objective", "eq_evals/scripted-half", log_dir, language="all")
+@pytest.mark.parametrize("items", ITEMS)
+def test_objective_average_is_the_mean_of_dimension_accuracies_per_language(items: str, log_dir: str) -> None:
+    log = run("facet_objective", "eq_evals/scripted-half", log_dir, items, language="all")
     for language in ("en", "zh"):
         dims = [metric(log, f"mean_{language}_{d}") for d in
                 ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition")]

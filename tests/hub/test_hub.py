@@ -366,7 +366,10 @@ def metrics(log) -> dict:
     return {(r.name, k): m.value for r in log.results.scores for k, m in r.metrics.items()}
 
 
-@pytest.mark.parametrize("model", ["eq_evals/scripted-oracle", "eq_evals/scripted-half"])
+# three runs on all 600 items each: the half-credit model (three score values) by default; the oracle (every score 1)
+# shows nothing more, so it runs with the slow tests
+@pytest.mark.parametrize("model", [pytest.param("eq_evals/scripted-oracle", marks=pytest.mark.slow),
+                                   "eq_evals/scripted-half"])
 def test_facet_objective_scores_the_same_from_bundled_exported_and_hub(exported: dict[str, Path], tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch, model: str) -> None:
     def run(**task_args):

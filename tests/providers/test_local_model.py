@@ -63,6 +63,9 @@ def test_any_gguf_file_by_model_path(tmp_path) -> None:
                      display="none")
 
 
+# The longest embedded-model run (74 s on one thread): the model as a judge also runs in the PACE and HEART smoke
+# tests (tests/pace/, tests/heart/), verdict parsing in tests/pairwise/test_pairwise_e2e.py.
+@pytest.mark.slow
 def test_real_judge_verdicts_or_honest_unscored(tmp_path) -> None:
     """SmolLM2 as the pairwise judge: every matchup ends with a parsed verdict or `judge_unparseable`."""
     _need_local_model()
