@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401  (registers the tasks, as the entry point does)
 from eq_evals import hub
@@ -105,11 +104,11 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def results_card(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def results_card(tmp_path_factory: pytest.TempPathFactory, benchmark_logs) -> Path:
+    """The card of published FACET results: from the session's FACET objective logs (tests/benchmark_logs.py)."""
     root = tmp_path_factory.mktemp("results")
-    inspect_eval("eq_evals/facet_crisis", model="eq_evals/scripted-oracle", log_dir=str(root / "logs"),
-                 display="none", epochs=1, limit=4, task_args={"language": "all"})
-    return hub.export_results([str(root / "logs")], root / "out") / "README.md"
+    logs = [str(p) for p in benchmark_logs.paths("facet_objective")]
+    return hub.export_results(logs, root / "out") / "README.md"
 
 
 def test_every_card_passes_the_offline_hub_checks(exported: dict[str, Path], results_card: Path) -> None:

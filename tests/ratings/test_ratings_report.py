@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -16,25 +17,14 @@ from eq_evals.cli import main as cli
 from eq_evals.errors import EqEvalsError
 from eq_evals.core.text import family
 from eq_evals.report import run
+from benchmark_logs import objective_ids
 
 MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed", "eq_evals/scripted-oracle"]
 FIVE = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"]
 
 
-def objective_ids(per_dimension: int = 2) -> list[str]:
-    """Sample ids covering all five objective dimensions in both languages (a small, fast subset)."""
-    from eq_evals.facet.data import facet_items
-    from eq_evals.resources import resource
-
-    ids: list[str] = []
-    for dim in FIVE:
-        for lang in ("en", "zh"):
-            ids += [str(s.id) for s in facet_items(resource("datasets", "facet"), [dim], lang)][:per_dimension]
-    return ids
-
-
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def logs(tmp_path_factory: pytest.TempPathFactory, benchmark_logs) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("logs")
     inspect_eval("eq_evals/facet_naturalness", model=MODELS, task_args={"language": "all"}, limit=24,
                  log_dir=str(root / "gen"), display="none")
@@ -42,9 +32,14 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                  task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "judged"), display="none")
     inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge-first"},
                  task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "ties"), display="none")
+    # FACET objective, oracle/wrong/half on objective_ids(2), both languages, one epoch: the session's benchmark logs
+    # hold exactly these runs (tests/benchmark_logs.py), so their logs are copied instead of run again
     modes = ["eq_evals/scripted-oracle", "eq_evals/scripted-wrong", "eq_evals/scripted-half"]
-    inspect_eval("eq_evals/facet_objective", model=modes, task_args={"language": "all"}, epochs=1,
-                 sample_id=objective_ids(), log_dir=str(root / "objective"), display="none")
+    (root / "objective").mkdir()
+    objective = [e.path for e in benchmark_logs.entries if e.task == "facet_objective" and e.model in modes]
+    assert len(objective) == len(modes)
+    for path in objective:
+        shutil.copy(path, root / "objective" / path.name)
     return {"gen": root / "gen", "judged": root / "judged", "ties": root / "ties", "objective": root / "objective"}
 
 
