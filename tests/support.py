@@ -1,6 +1,6 @@
 """Helpers shared by the tests (imported as ``from support import ...``): the repository and the shared upstream
 data (read-only, never copied), the embedded model's availability, a run stopped by Ctrl-C, and the Causal-PACE
-worked example of the spec."""
+worked example of docs/pace-weights.md."""
 
 from __future__ import annotations
 

@@ -4,7 +4,6 @@ builds exactly as the committed snapshot says, and the merge rules and their err
 from __future__ import annotations
 
 import pytest
-
 import task_snapshot
 
 

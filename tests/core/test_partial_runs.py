@@ -16,13 +16,13 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
+from support import interrupt_a_run
 
 import eq_evals._registry  # noqa: F401
 from eq_evals import logcheck
 from eq_evals.cli import main as cli
 from eq_evals.errors import EqEvalsError
 from eq_evals.report import run as ratings
-from support import interrupt_a_run
 
 MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed", "eq_evals/scripted-oracle"]
 

@@ -18,11 +18,11 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai import eval_retry
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import get_model
+from support import interrupt_a_run
 
 import eq_evals._registry  # noqa: F401
 from eq_evals import doctor, logcheck
 from eq_evals.sage import leaderboard as sage_leaderboard
-from support import interrupt_a_run
 
 LE_ROLES = {"grader": "eq_evals/scripted-le_judge", "helper": "eq_evals/scripted-le_helper"}
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
+from support import need_embedded_model
 
 import eq_evals._registry  # noqa: F401
-from support import need_embedded_model
 
 pytestmark = pytest.mark.local_model
 

@@ -156,9 +156,10 @@ def test_cards_state_the_hub_metadata_honestly(exported: dict[str, Path]) -> Non
 
 
 def test_dataset_info_is_what_load_dataset_returns(exported: dict[str, Path], tmp_path: Path) -> None:
-    import datasets
     from datasets.info import DatasetInfosDict
     from huggingface_hub import DatasetCard
+
+    import datasets
 
     datasets.disable_progress_bars()
     for name, folder in exported.items():

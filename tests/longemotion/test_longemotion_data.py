@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support import shared_file
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.engine import register_all
@@ -21,7 +22,6 @@ from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.longemotion import data
 from eq_evals.longemotion.components import longemotion_dataset
 from eq_evals.resources import resource
-from support import shared_file
 
 FIXTURES = resource("datasets", "longemotion/fixtures")
 

@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from support import COUNTS, count_rows
 
 from eq_evals.cli import main as cli
 from eq_evals.pace.cli import load_observations
-
-from support import COUNTS, count_rows
 
 SPEC_WEIGHTS = {"P": 0.661244, "A": 0.056527, "C": 0.166591, "E": 0.115638}
 

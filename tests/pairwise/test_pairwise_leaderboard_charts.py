@@ -9,8 +9,8 @@ from pathlib import Path
 def test_charts_one_per_table_shared_scale(tmp_path: Path) -> None:
     import matplotlib.image as mpimg
 
-    from eq_evals.ratings.comparisons import Comparison
     from eq_evals.pairwise.leaderboard import _chart_limits, build_tables, plot
+    from eq_evals.ratings.comparisons import Comparison
 
     strength = {"m/strong": 2, "m/mid": 1, "m/weak": 0}
     comps = [Comparison(a, b, 1.0 if strength[a] > strength[b] else 0.0 if (i + j) % 4 else 1.0, 2, f"{dim}-{i}-{j}",

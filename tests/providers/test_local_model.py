@@ -13,11 +13,11 @@ import os
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
+from support import need_embedded_model
 
 import eq_evals._registry  # noqa: F401
-from eq_evals.pairwise.verdict import sample_verdicts
 from eq_evals.errors import EqEvalsError
-from support import need_embedded_model
+from eq_evals.pairwise.verdict import sample_verdicts
 
 pytestmark = pytest.mark.local_model
 

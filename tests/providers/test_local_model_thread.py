@@ -36,8 +36,9 @@ def test_model_thread_runs_every_call_on_one_thread_in_order() -> None:
 
 @pytest.mark.local_model
 def test_embedded_model_calls_share_one_thread_and_keep_the_declared_limit(tmp_path) -> None:
-    from eq_evals.providers import local_gguf
     from support import need_embedded_model
+
+    from eq_evals.providers import local_gguf
 
     need_embedded_model()
     backend = local_gguf.LocalGGUF("smollm2", n_threads=1)  # the same cached model the eval's provider gets

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from support import COUNTS, count_rows
 
 from eq_evals.ratings.causal_pace import (
     DIMENSIONS,
@@ -17,6 +18,7 @@ from eq_evals.ratings.causal_pace import (
     DegenerateWeightsError,
     DimRecord,
     PositivityError,
+    battles_from_records,
     composite_eq,
     confounding_sets,
     dimension_influence,
@@ -26,9 +28,7 @@ from eq_evals.ratings.causal_pace import (
     normalize,
     resolve_weights,
     score_models,
-    battles_from_records,
 )
-from support import COUNTS, count_rows
 
 
 def expanded_rows(counts=COUNTS) -> list[dict]:

@@ -9,15 +9,15 @@ import time
 from pathlib import Path
 
 import pytest
+from benchmark_logs import objective_ids
 from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.agreement_cli import agreement
 from eq_evals.cli import main as cli
-from eq_evals.errors import EqEvalsError
 from eq_evals.core.text import family
+from eq_evals.errors import EqEvalsError
 from eq_evals.report import run
-from benchmark_logs import objective_ids
 
 MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed", "eq_evals/scripted-oracle"]
 FIVE = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"]
@@ -239,8 +239,8 @@ def test_family() -> None:
 
 
 def test_disconnected_comparison_graph_names_the_table() -> None:
-    from eq_evals.ratings import Comparison
     from eq_evals.pairwise.leaderboard import build_tables
+    from eq_evals.ratings import Comparison
 
     comps = [Comparison("m1", "m2", 1.0, 2, "i1", "empathetic_understanding", "en"),
              Comparison("m3", "m4", 0.0, 1, "i1", "empathetic_understanding", "en")]
@@ -251,8 +251,8 @@ def test_disconnected_comparison_graph_names_the_table() -> None:
 def test_mean_of_dimension_ratings_beside_overall(tmp_path: Path) -> None:
     """Overall rates the pooled comparisons; the plain mean of the dimension ratings is reported beside it,
     labelled as a different statistic (docs/ratings.md, '3. TrueSkill as FACET does it', 'Overall')."""
-    from eq_evals.ratings import Comparison
     from eq_evals.pairwise.leaderboard import DIMENSION_MEAN_LABEL, build_tables, render_tables, rows_for_csv
+    from eq_evals.ratings import Comparison
 
     comps = [Comparison("m1", "m2", 1.0, 3, f"i{i}", "d1", "en") for i in range(4)]
     comps += [Comparison("m2", "m3", 1.0, 1, f"i{i}", "d1", "en") for i in range(2)]
@@ -275,8 +275,8 @@ def test_mean_of_dimension_ratings_beside_overall(tmp_path: Path) -> None:
 
 
 def test_two_models_are_rated(logs: dict[str, Path], tmp_path: Path) -> None:
-    from eq_evals.ratings import Comparison
     from eq_evals.pairwise.leaderboard import build_tables
+    from eq_evals.ratings import Comparison
 
     comps = [Comparison("m1", "m2", 1.0, 2, f"i{i}", "x", "en") for i in range(3)] + [
         Comparison("m1", "m2", 0.0, 1, "i9", "x", "en")]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("src", "tests", "docs", "tasks", "scorers", "solvers", "datasets", "benchmarks", "scripts", "register",
            "README.md")
 THIS_FILE = Path(__file__).resolve()
