@@ -13,8 +13,12 @@ def machine() -> dict:
         load = [round(x, 2) for x in os.getloadavg()]
     except OSError:  # not available on this platform
         load = None
-    return {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-            "load_average_1_5_15": load}
+    return {
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "load_average_1_5_15": load,
+    }
 
 
 def now() -> str:

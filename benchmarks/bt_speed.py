@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _machine import machine, now
 
 from eq_evals.ratings import Comparison, bradley_terry
@@ -68,10 +67,18 @@ def main() -> None:
         "benchmark": "bt_speed",
         "date": now(),
         "machine": machine() | {"numpy": np.__version__},
-        "config": {"models": args.models, "items": args.items, "dimensions": args.dimensions,
-                   "bootstrap_rounds": args.rounds, "comparisons": len(comps)},
-        "seconds": {"simulate": round(t_sim, 3), **{k: round(v, 3) for k, v in timings.items()},
-                    "total_fits_with_bootstrap": round(total, 3)},
+        "config": {
+            "models": args.models,
+            "items": args.items,
+            "dimensions": args.dimensions,
+            "bootstrap_rounds": args.rounds,
+            "comparisons": len(comps),
+        },
+        "seconds": {
+            "simulate": round(t_sim, 3),
+            **{k: round(v, 3) for k, v in timings.items()},
+            "total_fits_with_bootstrap": round(total, 3),
+        },
         "overall_ci_width_elo": {"median": round(float(np.median(widths)), 2)},
         "target_seconds": 30,
         "target_met": total < 30,

@@ -34,7 +34,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from inspect_ai import Task, eval as inspect_eval  # noqa: E402
+from inspect_ai import Task  # noqa: E402
+from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import MemoryDataset, Sample  # noqa: E402
 from inspect_ai.event import ModelEvent  # noqa: E402
 from inspect_ai.solver import generate  # noqa: E402
@@ -92,12 +93,22 @@ _ORIGINAL_RUN = local_gguf.ModelThread.run
 def in_inspect(n: int, max_tokens: int, threads: int, max_samples: int, worker_threads: bool, runtime: str) -> dict:
     use_worker_threads(worker_threads)
     try:
-        task = Task(dataset=MemoryDataset([Sample(input=text, id=i + 1) for i, text in enumerate(prompts(n))]),
-                    solver=generate())
+        task = Task(
+            dataset=MemoryDataset([Sample(input=text, id=i + 1) for i, text in enumerate(prompts(n))]),
+            solver=generate(),
+        )
         with tempfile.TemporaryDirectory() as logs:
-            [log] = inspect_eval(task, model="eq_evals/smollm2", model_args={"n_threads": threads, "runtime": runtime},
-                                 max_tokens=max_tokens, temperature=0.0, seed=0, max_samples=max_samples,
-                                 log_dir=logs, display="none")
+            [log] = inspect_eval(
+                task,
+                model="eq_evals/smollm2",
+                model_args={"n_threads": threads, "runtime": runtime},
+                max_tokens=max_tokens,
+                temperature=0.0,
+                seed=0,
+                max_samples=max_samples,
+                log_dir=logs,
+                display="none",
+            )
             assert log.status == "success", log.error
             events = [e for s in log.samples for e in s.events if isinstance(e, ModelEvent)]
     finally:
@@ -106,8 +117,13 @@ def in_inspect(n: int, max_tokens: int, threads: int, max_samples: int, worker_t
     end = max(e.completed for e in events)
     tokens = sum(e.output.usage.output_tokens for e in events)
     seconds = (end - start).total_seconds()
-    return {"tokens": tokens, "seconds": round(seconds, 3), "tokens_per_second": round(tokens / seconds, 2),
-            "samples": len(log.samples), "max_samples": max_samples}
+    return {
+        "tokens": tokens,
+        "seconds": round(seconds, 3),
+        "tokens_per_second": round(tokens / seconds, 2),
+        "samples": len(log.samples),
+        "max_samples": max_samples,
+    }
 
 
 def main() -> None:
@@ -131,26 +147,48 @@ def main() -> None:
             if mode == "raw":
                 result = raw(args.samples, args.max_tokens, args.threads, runtime)
             else:
-                result = in_inspect(args.samples, args.max_tokens, args.threads, args.max_samples,
-                                    worker_threads=mode == "inspect_worker_threads", runtime=runtime)
+                result = in_inspect(
+                    args.samples,
+                    args.max_tokens,
+                    args.threads,
+                    args.max_samples,
+                    worker_threads=mode == "inspect_worker_threads",
+                    runtime=runtime,
+                )
             runs[mode].append(result)
-            print(f"round {round_no + 1} {mode:24s} {result['tokens_per_second']:7.2f} tok/s (load {loads[-1]})",
-                  flush=True)
+            print(
+                f"round {round_no + 1} {mode:24s} {result['tokens_per_second']:7.2f} tok/s (load {loads[-1]})",
+                flush=True,
+            )
     median = {m: statistics.median(r["tokens_per_second"] for r in rs) for m, rs in runs.items()}
-    summary = {"tokens_per_second_median": median,
-               "ratio_inspect_over_raw": round(median["inspect"] / median["raw"], 3),
-               "target": ">= 0.9"}
+    summary = {
+        "tokens_per_second_median": median,
+        "ratio_inspect_over_raw": round(median["inspect"] / median["raw"], 3),
+        "target": ">= 0.9",
+    }
     if args.baseline:
         summary["ratio_worker_threads_over_raw"] = round(median["inspect_worker_threads"] / median["raw"], 3)
     record = {
         "benchmark": "embedded_throughput",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-                    "load_average_1min_at_each_run": loads,
-                    "note": "load average above: 2 cores; other jobs may have run at the same time"},
-        "config": {"model": "eq_evals/smollm2", "runtime": runtime, "samples": args.samples, "max_samples": args.max_samples,
-                   "max_tokens": args.max_tokens, "threads": args.threads, "rounds": args.rounds,
-                   "temperature": 0.0, "seed": 0},
+        "machine": {
+            "cpu_count": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "load_average_1min_at_each_run": loads,
+            "note": "load average above: 2 cores; other jobs may have run at the same time",
+        },
+        "config": {
+            "model": "eq_evals/smollm2",
+            "runtime": runtime,
+            "samples": args.samples,
+            "max_samples": args.max_samples,
+            "max_tokens": args.max_tokens,
+            "threads": args.threads,
+            "rounds": args.rounds,
+            "temperature": 0.0,
+            "seed": 0,
+        },
         "summary": summary,
         "runs": runs,
     }

@@ -49,14 +49,22 @@ def per_group(log) -> dict[str, dict]:  # type: ignore[no-untyped-def]
     out = {}
     for key, scores in sorted(groups.items()):
         values = [float(s.value) for s in scores if isinstance(s.value, (int, float))]
-        out[key] = {"items": len(scores), "accuracy": round(sum(values) / len(values), 3) if values else None,
-                    "unscored": len(scores) - len(values),
-                    "no_answer": sum(1 for s in scores if s.answer in NO_ANSWER)}
+        out[key] = {
+            "items": len(scores),
+            "accuracy": round(sum(values) / len(values), 3) if values else None,
+            "unscored": len(scores) - len(values),
+            "no_answer": sum(1 for s in scores if s.answer in NO_ANSWER),
+        }
     return out
 
 
-TASKS = {"apparent_emotion": "facet_apparent", "hidden_emotion": "facet_hidden", "emotion_prediction": "facet_prediction",
-         "social_adequacy": "facet_social", "crisis_recognition": "facet_crisis"}
+TASKS = {
+    "apparent_emotion": "facet_apparent",
+    "hidden_emotion": "facet_hidden",
+    "emotion_prediction": "facet_prediction",
+    "social_adequacy": "facet_social",
+    "crisis_recognition": "facet_crisis",
+}
 
 
 def run_model(model: str, log_dir: str, per_language: int, **config) -> tuple[dict, dict]:  # type: ignore[no-untyped-def]
@@ -65,40 +73,63 @@ def run_model(model: str, log_dir: str, per_language: int, **config) -> tuple[di
     runs: dict[str, dict] = {}
     for dimension, task in TASKS.items():
         start = time.perf_counter()
-        [log] = inspect_eval(f"eq_evals/{task}", model=model, task_args={"language": "all"}, epochs=1,
-                             limit=2 * per_language or None, log_dir=log_dir, display="none", **config)
+        [log] = inspect_eval(
+            f"eq_evals/{task}",
+            model=model,
+            task_args={"language": "all"},
+            epochs=1,
+            limit=2 * per_language or None,
+            log_dir=log_dir,
+            display="none",
+            **config,
+        )
         if log.status != "success":
             raise SystemExit(f"{model} on {task}: the run did not finish ({log.status}): {log.error}")
         groups.update(per_group(log))
-        runs[task] = {"seconds": round(time.perf_counter() - start, 1), "samples": len(log.samples),
-                      "output_tokens": sum(u.output_tokens for u in (log.stats.model_usage or {}).values()),
-                      "log": Path(log.location).name}
+        runs[task] = {
+            "seconds": round(time.perf_counter() - start, 1),
+            "samples": len(log.samples),
+            "output_tokens": sum(u.output_tokens for u in (log.stats.model_usage or {}).values()),
+            "log": Path(log.location).name,
+        }
     return groups, runs
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--per-language", type=int, default=20,
-                        help="first N items of each dimension and language (default 20; 0 = all 60)")
+    parser.add_argument(
+        "--per-language",
+        type=int,
+        default=20,
+        help="first N items of each dimension and language (default 20; 0 = all 60)",
+    )
     parser.add_argument("--log-dir", help="keep the Inspect logs here (default: a temporary folder)")
     args = parser.parse_args()
     before = machine()
     report = validate([resource("datasets", "facet")], checks=["text_classifier"])
-    text_only = {key: {k: fig[k] for k in ("accuracy", "accuracy_min", "accuracy_max", "majority", "repeats")}
-                 for key, fig in report.figures["text_classifier"].items()}
+    text_only = {
+        key: {k: fig[k] for k in ("accuracy", "accuracy_min", "accuracy_max", "majority", "repeats")}
+        for key, fig in report.figures["text_classifier"].items()
+    }
     with tempfile.TemporaryDirectory() as tmp:
         log_dir = args.log_dir or tmp
         oracle, oracle_run = run_model("eq_evals/scripted-oracle", log_dir, args.per_language)
         smol, smol_run = run_model("eq_evals/smollm2", log_dir, args.per_language, temperature=0.0)
     result = {
-        "benchmark": "facet_difficulty", "date": now(), "machine": before, "load_after": machine()["load_average_1_5_15"],
+        "benchmark": "facet_difficulty",
+        "date": now(),
+        "machine": before,
+        "load_after": machine()["load_average_1_5_15"],
         "items": "bundled FACET objective items (datasets/facet), every language and dimension",
         "items_per_dimension_and_language": args.per_language or 60,
         "text_only_naive_bayes": text_only,
         "scripted_oracle": {"per_group": oracle, "runs": oracle_run},
-        "smollm2": {"settings": "eq_evals/smollm2 (SmolLM2-135M-Instruct GGUF), temperature 0, 1 epoch, each task's "
-                                "config (max_tokens 128, stop </answer>)",
-                    "per_group": smol, "runs": smol_run},
+        "smollm2": {
+            "settings": "eq_evals/smollm2 (SmolLM2-135M-Instruct GGUF), temperature 0, 1 epoch, each task's "
+            "config (max_tokens 128, stop </answer>)",
+            "per_group": smol,
+            "runs": smol_run,
+        },
     }
     out = Path(__file__).parent / "results" / "facet_difficulty.json"
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -106,8 +137,10 @@ def main() -> None:
     for key, fig in smol.items():
         language, dimension = key.split(":")
         t = text_only.get(f"{dimension}:{language}", {})
-        print(f"| {dimension} | {language} | {t.get('accuracy')} | {t.get('majority')} | {oracle[key]['accuracy']} | "
-              f"{fig['accuracy']} | {fig['no_answer']}/{fig['items']} |")
+        print(
+            f"| {dimension} | {language} | {t.get('accuracy')} | {t.get('majority')} | {oracle[key]['accuracy']} | "
+            f"{fig['accuracy']} | {fig['no_answer']}/{fig['items']} |"
+        )
     print(f"written: {out}")
 
 

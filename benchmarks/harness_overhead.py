@@ -21,9 +21,9 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import re
 import statistics
+import sys
 import tempfile
 import time
 from datetime import datetime, timezone
@@ -31,7 +31,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from inspect_ai import Task, eval as inspect_eval  # noqa: E402
+from inspect_ai import Task  # noqa: E402
+from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import MemoryDataset, Sample  # noqa: E402
 from inspect_ai.scorer import Score, Target, accuracy, scorer, stderr  # noqa: E402
 from inspect_ai.solver import TaskState, generate  # noqa: E402
@@ -68,16 +69,28 @@ def raw_samples(language: str) -> list[Sample]:
 
 def bare_task(language: str) -> Task:
     # target: the exact string the oracle answers, so a plain string comparison is a fair match
-    samples = [Sample(id=s.id, input=render("facet/objective.yaml", s.metadata["dimension"], s.metadata, s.input),
-                      target=correct_answer(s.metadata)) for s in raw_samples(language)]
+    samples = [
+        Sample(
+            id=s.id,
+            input=render("facet/objective.yaml", s.metadata["dimension"], s.metadata, s.input),
+            target=correct_answer(s.metadata),
+        )
+        for s in raw_samples(language)
+    ]
     return Task(dataset=MemoryDataset(samples), solver=[generate()], scorer=bare_match(), name="bare_facet")
 
 
 def two_step_task(language: str) -> Task:
     """The declared task with prompt_template and generate as solver steps run per sample (before issue 14)."""
     declared = register_all()["facet_objective"](language=language)
-    return Task(dataset=raw_samples(language), solver=[prompt_template("facet/objective.yaml", template_by="dimension"), generate()],
-                scorer=declared.scorer, metrics=declared.metrics, config=declared.config, name="facet_two_step")
+    return Task(
+        dataset=raw_samples(language),
+        solver=[prompt_template("facet/objective.yaml", template_by="dimension"), generate()],
+        scorer=declared.scorer,
+        metrics=declared.metrics,
+        config=declared.config,
+        name="facet_two_step",
+    )
 
 
 def timed(run) -> tuple[float, int]:
@@ -97,8 +110,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as logs:
         two_step, bare = two_step_task(args.language), bare_task(args.language)
         arms = {
-            "eq": lambda: inspect_eval("eq_evals/facet_objective", model=MODEL, task_args={"language": args.language},
-                                       epochs=1, log_dir=logs, display="none"),
+            "eq": lambda: inspect_eval(
+                "eq_evals/facet_objective",
+                model=MODEL,
+                task_args={"language": args.language},
+                epochs=1,
+                log_dir=logs,
+                display="none",
+            ),
             "bare": lambda: inspect_eval(bare, model=MODEL, epochs=1, log_dir=logs, display="none"),
             "two_step": lambda: inspect_eval(two_step, model=MODEL, epochs=1, log_dir=logs, display="none"),
         }

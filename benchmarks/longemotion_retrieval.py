@@ -30,7 +30,9 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parents[1]
-SHARED_EC = REPO.parent / "shared" / "data" / "longemotion" / "examples_2025-08" / "Emotion_Classification_example.jsonl"
+SHARED_EC = (
+    REPO.parent / "shared" / "data" / "longemotion" / "examples_2025-08" / "Emotion_Classification_example.jsonl"
+)
 TARGET_TOKENS = 16_000
 
 
@@ -70,13 +72,18 @@ def generated_paragraphs(n_chars: int) -> str:
     import random
 
     rng = random.Random(0)
-    words = [f"{a}{b}" for a in ("al", "be", "co", "da", "el", "fo", "gra", "hu", "in", "jo", "ka", "lu")
-             for b in ("ren", "mis", "tor", "vane", "lo", "dish", "mer", "pat", "quin", "sol")]
+    words = [
+        f"{a}{b}"
+        for a in ("al", "be", "co", "da", "el", "fo", "gra", "hu", "in", "jo", "ka", "lu")
+        for b in ("ren", "mis", "tor", "vane", "lo", "dish", "mer", "pat", "quin", "sol")
+    ]
     out, n = [], 0
     while sum(len(p) for p in out) < n_chars:
         n += 1
-        sentences = [" ".join(rng.choice(words) for _ in range(rng.randint(8, 20))).capitalize() + "."
-                     for _ in range(rng.randint(3, 7))]
+        sentences = [
+            " ".join(rng.choice(words) for _ in range(rng.randint(8, 20))).capitalize() + "."
+            for _ in range(rng.randint(3, 7))
+        ]
         out.append(f"Paragraph {n}. " + " ".join(sentences))
     return "\n\n".join(out)
 
@@ -123,15 +130,22 @@ def timing(retriever: str) -> dict:
         t0 = time.perf_counter()
         keep, _ = retrieval.retrieve(ranker, "Marta", chunks, 1)
         t_query = time.perf_counter() - t0
-    return {"retriever": ranker.name, "context": source,
-            "context_tokens_chars4": retrieval.length_function("chars4")(text),
-            "n_chunks": len(chunks), "n_unique_chunks": len(set(chunks)),
-            "load_s": round(t_load, 3), "load_rss_growth_mb": round(load_mem.peak - rss_start, 1),
-            "chunk_s": round(t_chunk, 3), "index_s": round(t_index, 3), "query_s": round(t_query, 3),
-            "work_s": round(t_chunk + t_index + t_query, 3),
-            "rss_after_load_mb": round(work_mem.start, 1),
-            "work_peak_rss_growth_mb": round(work_mem.peak - work_mem.start, 1),
-            "process_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    return {
+        "retriever": ranker.name,
+        "context": source,
+        "context_tokens_chars4": retrieval.length_function("chars4")(text),
+        "n_chunks": len(chunks),
+        "n_unique_chunks": len(set(chunks)),
+        "load_s": round(t_load, 3),
+        "load_rss_growth_mb": round(load_mem.peak - rss_start, 1),
+        "chunk_s": round(t_chunk, 3),
+        "index_s": round(t_index, 3),
+        "query_s": round(t_query, 3),
+        "work_s": round(t_chunk + t_index + t_query, 3),
+        "rss_after_load_mb": round(work_mem.start, 1),
+        "work_peak_rss_growth_mb": round(work_mem.peak - work_mem.start, 1),
+        "process_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
 
 
 def items() -> list[tuple[str, str, str]]:
@@ -139,11 +153,17 @@ def items() -> list[tuple[str, str, str]]:
     from eq_evals.longemotion.data import classification_samples
     from eq_evals.resources import resource
 
-    out = [("fixtures", s.metadata["subject"], s.metadata["content"]) for s in classification_samples(
-        resource("datasets", "longemotion/fixtures/Emotion_Classification_Emobench.jsonl"), "fixtures")]
+    out = [
+        ("fixtures", s.metadata["subject"], s.metadata["content"])
+        for s in classification_samples(
+            resource("datasets", "longemotion/fixtures/Emotion_Classification_Emobench.jsonl"), "fixtures"
+        )
+    ]
     if SHARED_EC.exists():
-        out += [("upstream_examples_2025-08", s.metadata["subject"], s.metadata["content"])
-                for s in classification_samples(SHARED_EC, "examples")]
+        out += [
+            ("upstream_examples_2025-08", s.metadata["subject"], s.metadata["content"])
+            for s in classification_samples(SHARED_EC, "examples")
+        ]
     return out
 
 
@@ -170,8 +190,12 @@ def recall(retriever: str) -> dict:
                 per_source.setdefault(source, [0, 0])
                 per_source[source][0] += hit
                 per_source[source][1] += 1
-            results[f"chunk{size}_k{k}"] = {"recall": round(hits / len(data), 3), "hits": hits, "items": len(data),
-                                            "by_source": {s: f"{h}/{n}" for s, (h, n) in per_source.items()}}
+            results[f"chunk{size}_k{k}"] = {
+                "recall": round(hits / len(data), 3),
+                "hits": hits,
+                "items": len(data),
+                "by_source": {s: f"{h}/{n}" for s, (h, n) in per_source.items()},
+            }
     return {"retriever": ranker.name, **results}
 
 
@@ -187,16 +211,28 @@ def main() -> int:
     from eq_evals.longemotion import retrieval
 
     retrievers = ["bm25"] + (["embedding"] if retrieval.embedding_available() else [])
-    report: dict = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
-                    "settings": {"context": f"{TARGET_TOKENS} chars4 tokens of distinct text (see timing[].context)",
-                                 "chunk_overlap": 50, "tokenizer": "chars4", "query": "subject name"},
-                    "timing": [], "recall": []}
+    report: dict = {
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "settings": {
+            "context": f"{TARGET_TOKENS} chars4 tokens of distinct text (see timing[].context)",
+            "chunk_overlap": 50,
+            "tokenizer": "chars4",
+            "query": "subject name",
+        },
+        "timing": [],
+        "recall": [],
+    }
     if "embedding" not in retrievers:
         report["note"] = "embedding retriever not installed: only BM25 measured"
     for retriever in retrievers:
         for kind in ("timing", "recall"):
-            out = subprocess.run([sys.executable, __file__, "--child", f"{kind}-{retriever}"], capture_output=True,
-                                 text=True, check=True, env={**os.environ, "TOKENIZERS_PARALLELISM": "false"})
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", f"{kind}-{retriever}"],
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**os.environ, "TOKENIZERS_PARALLELISM": "false"},
+            )
             report[kind].append(json.loads(out.stdout.strip().splitlines()[-1]))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -194,14 +194,24 @@ def main() -> None:
         traces = {
             "round_robin": run_round_robin(Judge(*jargs, seed=1000 + s), skills, items),
             "round_robin_fine": run_round_robin(Judge(*jargs, seed=1000 + s), skills, items, every=args.batch),
-            "facet_adaptive": run_adaptive(Judge(*jargs, seed=1000 + s), skills, items, args.seed_items, budget, seed=s),
+            "facet_adaptive": run_adaptive(
+                Judge(*jargs, seed=1000 + s), skills, items, args.seed_items, budget, seed=s
+            ),
             "active": run_active(Judge(*jargs, seed=1000 + s), skills, items, args.batch, budget, seed=s),
         }
-        runs.append({"seed": s} | {
-            arm: {"first": first_reached(tr, args.target), "sustained": sustained(tr, args.target),
-                  "final_tau": round(tr[-1][1], 3), "calls": tr[-1][0], "checkpoints": len(tr)}
-            for arm, tr in traces.items()
-        })
+        runs.append(
+            {"seed": s}
+            | {
+                arm: {
+                    "first": first_reached(tr, args.target),
+                    "sustained": sustained(tr, args.target),
+                    "final_tau": round(tr[-1][1], 3),
+                    "calls": tr[-1][0],
+                    "checkpoints": len(tr),
+                }
+                for arm, tr in traces.items()
+            }
+        )
         print({arm: (runs[-1][arm]["first"], runs[-1][arm]["sustained"]) for arm in traces}, flush=True)
 
     def med(arm, key):
@@ -220,7 +230,8 @@ def main() -> None:
         summary[key] = row
     per_seed_ratio = sorted(
         r["active"]["sustained"] / r["round_robin"]["sustained"]
-        for r in runs if r["active"]["sustained"] and r["round_robin"]["sustained"]
+        for r in runs
+        if r["active"]["sustained"] and r["round_robin"]["sustained"]
     )
     sus = summary["sustained"]
     result = {
@@ -228,14 +239,18 @@ def main() -> None:
         "date": now(),
         "machine": machine(),
         "seconds": round(time.perf_counter() - started, 1),
-        "config": {k: v for k, v in vars(args).items() if k != "out"} | {"call_budget": budget, "active_check_every_calls": step},
+        "config": {k: v for k, v in vars(args).items() if k != "out"}
+        | {"call_budget": budget, "active_check_every_calls": step},
         "runs": runs,
         "median_calls_to_target": summary,
         "active_over_round_robin_sustained_per_seed": {
-            "min": round(per_seed_ratio[0], 3), "median": round(statistics.median(per_seed_ratio), 3),
-            "max": round(per_seed_ratio[-1], 3), "share_at_most_one_third": round(
-                sum(x <= 1 / 3 for x in per_seed_ratio) / len(per_seed_ratio), 3),
-        } if per_seed_ratio else None,
+            "min": round(per_seed_ratio[0], 3),
+            "median": round(statistics.median(per_seed_ratio), 3),
+            "max": round(per_seed_ratio[-1], 3),
+            "share_at_most_one_third": round(sum(x <= 1 / 3 for x in per_seed_ratio) / len(per_seed_ratio), 3),
+        }
+        if per_seed_ratio
+        else None,
         "target_ratio": round(1 / 3, 3),
         "target_met": {
             "facet_adaptive": sus["ratio_facet_adaptive"] is not None and sus["ratio_facet_adaptive"] <= 1 / 3,
@@ -244,12 +259,12 @@ def main() -> None:
             and sus["ratio_active_vs_fine_round_robin"] <= 1 / 3,
         },
         "note": "first = calls when Kendall tau >= target is first reached; sustained = calls from "
-                "which tau stays >= target until the budget (round robin over all items) is spent; "
-                "target_met uses the sustained medians; None/inf = never reached. round_robin is "
-                "checked after every item (90 calls), as before; round_robin_fine is the same schedule "
-                f"checked every {args.batch} matchups ({step} calls), the active arm's granularity, as "
-                "a sensitivity check on checkpoint spacing. facet_adaptive is checked after each "
-                "smart round (66 matchups).",
+        "which tau stays >= target until the budget (round robin over all items) is spent; "
+        "target_met uses the sustained medians; None/inf = never reached. round_robin is "
+        "checked after every item (90 calls), as before; round_robin_fine is the same schedule "
+        f"checked every {args.batch} matchups ({step} calls), the active arm's granularity, as "
+        "a sensitivity check on checkpoint spacing. facet_adaptive is checked after each "
+        "smart round (66 matchups).",
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")

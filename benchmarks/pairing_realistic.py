@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import warnings
 import random
 import statistics
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -59,8 +59,13 @@ class RealisticJudge:
     def _call(self, item, a, b) -> Verdict:
         self.calls += 1
         q, ln = self.quality[item], self.loglen[item]
-        latent = (q[a] - q[b] + self.length_pref * (ln[a] - ln[b]) + self.bias
-                  + self.rng.normal(0, self.noise * self.difficulty[item]))
+        latent = (
+            q[a]
+            - q[b]
+            + self.length_pref * (ln[a] - ln[b])
+            + self.bias
+            + self.rng.normal(0, self.noise * self.difficulty[item])
+        )
         if abs(latent) < self.tie_band:
             return Verdict("A", 0)
         return Verdict("A" if latent > 0 else "B", int(min(5, max(1, round(abs(latent) * self.margin_scale)))))
@@ -93,8 +98,12 @@ def run_active_with_stop(judge, skills, items, batch, budget, seed, thresholds, 
         if comps and any(v is None for v in stops.values()):
             _, info = settle_check(comps, models, orders, 0.0, settle_rounds)
             for t in thresholds:
-                if (stops[t] is None and info["connected"] and info["unchanged_batches"] >= settle_rounds
-                        and info["expected_misordered_pairs"] < t):
+                if (
+                    stops[t] is None
+                    and info["connected"]
+                    and info["unchanged_batches"] >= settle_rounds
+                    and info["expected_misordered_pairs"] < t
+                ):
                     stops[t] = (judge.calls, tau_of(comps, skills))
         m = active_pairs(comps, compared, items, models, batch=batch, rng=rng)
         if not m:
@@ -114,8 +123,17 @@ def calibrate_bias(skills, args) -> tuple[float, float]:
     def flip_rate(bias):
         rates = []
         for s in range(3):
-            j = RealisticJudge(skills, args.items, args.item_sd, args.noise, bias, args.length_pref, args.tie_band,
-                               args.margin_scale, seed=500 + s)
+            j = RealisticJudge(
+                skills,
+                args.items,
+                args.item_sd,
+                args.noise,
+                bias,
+                args.length_pref,
+                args.tie_band,
+                args.margin_scale,
+                seed=500 + s,
+            )
             j.matchups([(it, p) for it in items for p in pairs])
             rates.append(j.flips / j.judged)
         return sum(rates) / len(rates)
@@ -174,13 +192,22 @@ def main() -> None:
         tr = {
             "round_robin": run_round_robin(RealisticJudge(*jargs, seed=1000 + s), skills, items),
             "round_robin_fine": run_round_robin(RealisticJudge(*jargs, seed=1000 + s), skills, items, every=args.batch),
-            "facet_adaptive": run_adaptive(RealisticJudge(*jargs, seed=1000 + s), skills, items, args.seed_items,
-                                           budget, seed=s),
+            "facet_adaptive": run_adaptive(
+                RealisticJudge(*jargs, seed=1000 + s), skills, items, args.seed_items, budget, seed=s
+            ),
         }
-        tr["active"], stop = run_active_with_stop(RealisticJudge(*jargs, seed=1000 + s), skills, items, args.batch,
-                                                  budget, s, thresholds, args.settle_rounds)
-        row = {"seed": s} | {arm: {"first": first_reached(t, args.target), "sustained": sustained(t, args.target),
-                                   "final_tau": round(t[-1][1], 3), "calls": t[-1][0]} for arm, t in tr.items()}
+        tr["active"], stop = run_active_with_stop(
+            RealisticJudge(*jargs, seed=1000 + s), skills, items, args.batch, budget, s, thresholds, args.settle_rounds
+        )
+        row = {"seed": s} | {
+            arm: {
+                "first": first_reached(t, args.target),
+                "sustained": sustained(t, args.target),
+                "final_tau": round(t[-1][1], 3),
+                "calls": t[-1][0],
+            }
+            for arm, t in tr.items()
+        }
         row["active_stopped"] = {str(t): {"calls": v[0], "tau": round(v[1], 3)} if v else None for t, v in stop.items()}
         runs.append(row)
         for arm, t in tr.items():
@@ -191,40 +218,60 @@ def main() -> None:
         return statistics.median([r[arm][key] if r[arm][key] is not None else float("inf") for r in runs])
 
     rr = {key: med("round_robin", key) for key in ("first", "sustained")}
-    summary = {key: {arm: {"calls": med(arm, key), "share_of_round_robin": round(med(arm, key) / rr[key], 3)
-                           if rr[key] not in (0, float("inf")) else None} for arm in traces}
-               for key in ("first", "sustained")}
+    summary = {
+        key: {
+            arm: {
+                "calls": med(arm, key),
+                "share_of_round_robin": round(med(arm, key) / rr[key], 3) if rr[key] not in (0, float("inf")) else None,
+            }
+            for arm in traces
+        }
+        for key in ("first", "sustained")
+    }
+
     def stop_summary(t):
         stops = [r["active_stopped"][str(t)] for r in runs]
         stopped = [x for x in stops if x]
         return {
-            "stopped_runs": len(stopped), "runs": len(stops),
+            "stopped_runs": len(stopped),
+            "runs": len(stops),
             "median_calls": statistics.median([x["calls"] for x in stopped]) if stopped else None,
             "median_share_of_round_robin_calls": round(statistics.median([x["calls"] for x in stopped]) / budget, 3)
-            if stopped else None,
+            if stopped
+            else None,
             "median_tau_at_stop": statistics.median([x["tau"] for x in stopped]) if stopped else None,
             "share_of_stops_with_tau_at_target": round(sum(x["tau"] >= args.target for x in stopped) / len(stopped), 3)
-            if stopped else None,
+            if stopped
+            else None,
         }
 
     grid = list(range(0, budget + 1, 200))
-    result.update({
-        "seconds": round(time.perf_counter() - started, 1),
-        "config": {k: v for k, v in vars(args).items() if k != "out"} | {"call_budget": budget,
-                                                                        "position_bias": bias},
-        "judge": {"flip_rate_measured_round_robin": measured_flip, "flip_rate_target": args.flip_rate},
-        "median_calls_to_target": summary,
-        "active_with_stopping_rule": {f"settle_misorder={t:g}": stop_summary(t) for t in thresholds},
-        "tau_curve": {"calls": grid, **{arm: curve(traces[arm], grid) for arm in traces}},
-        "target_share": 0.2,
-        "target_met": {arm: (summary["sustained"][arm]["share_of_round_robin"] or 9) <= 0.2 for arm in traces},
-        "runs": runs,
-    })
+    result.update(
+        {
+            "seconds": round(time.perf_counter() - started, 1),
+            "config": {k: v for k, v in vars(args).items() if k != "out"}
+            | {"call_budget": budget, "position_bias": bias},
+            "judge": {"flip_rate_measured_round_robin": measured_flip, "flip_rate_target": args.flip_rate},
+            "median_calls_to_target": summary,
+            "active_with_stopping_rule": {f"settle_misorder={t:g}": stop_summary(t) for t in thresholds},
+            "tau_curve": {"calls": grid, **{arm: curve(traces[arm], grid) for arm in traces}},
+            "target_share": 0.2,
+            "target_met": {arm: (summary["sustained"][arm]["share_of_round_robin"] or 9) <= 0.2 for arm in traces},
+            "runs": runs,
+        }
+    )
     result["machine_after"] = machine()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps({k: result[k] for k in ("seconds", "judge", "median_calls_to_target", "active_with_stopping_rule",
-                                             "target_met")}, indent=2))
+    print(
+        json.dumps(
+            {
+                k: result[k]
+                for k in ("seconds", "judge", "median_calls_to_target", "active_with_stopping_rule", "target_met")
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -44,50 +44,96 @@ def rows() -> list[list[str]]:
     bt = _json("bt_speed.json")
     if bt:
         c = bt["config"]
-        out.append(["Bradley-Terry, all tables with a {}-round bootstrap".format(c["bootstrap_rounds"]),
-                    f"{c['models']} models × {c['items']} items × {c['dimensions']} dims ({c['comparisons']:,} comparisons)",
-                    f"{bt['seconds']['total_fits_with_bootstrap']:.1f} s", f"< {bt['target_seconds']} s",
-                    "met" if bt["target_met"] else "not met", _date(bt), _machine(bt.get("machine"))])
+        out.append(
+            [
+                "Bradley-Terry, all tables with a {}-round bootstrap".format(c["bootstrap_rounds"]),
+                f"{c['models']} models × {c['items']} items × {c['dimensions']} dims ({c['comparisons']:,} comparisons)",
+                f"{bt['seconds']['total_fits_with_bootstrap']:.1f} s",
+                f"< {bt['target_seconds']} s",
+                "met" if bt["target_met"] else "not met",
+                _date(bt),
+                _machine(bt.get("machine")),
+            ]
+        )
     ts = _json("trueskill_speed.json")
     if ts:
         for r in ts["runs"]:
             if f"{r['models']}x{r['items']}" != ts["target_config"]:
                 continue
-            out.append([f"TrueSkill ({r['mode']}), all tables", f"{r['models']} models × {r['items']} items × "
-                        f"{ts['dimensions']} dims ({r['comparisons']:,} comparisons)",
-                        f"{r['wall_seconds']:.1f} s wall, {r['cpu_seconds']:.1f} s CPU",
-                        f"< {ts['target_seconds']} s", "met" if r["wall_seconds"] < ts["target_seconds"] else "not met",
-                        _date(ts), _machine(ts.get("machine"))])
+            out.append(
+                [
+                    f"TrueSkill ({r['mode']}), all tables",
+                    f"{r['models']} models × {r['items']} items × "
+                    f"{ts['dimensions']} dims ({r['comparisons']:,} comparisons)",
+                    f"{r['wall_seconds']:.1f} s wall, {r['cpu_seconds']:.1f} s CPU",
+                    f"< {ts['target_seconds']} s",
+                    "met" if r["wall_seconds"] < ts["target_seconds"] else "not met",
+                    _date(ts),
+                    _machine(ts.get("machine")),
+                ]
+            )
         for r in ts["reference"]:
-            out.append([f"TrueSkill ({r['mode']}) vs trueskill.rate_1vs1", f"{r['models']} models × {r['items']} items",
-                        f"{r['speedup_cpu']}× less CPU, identical: {r['identical']}", "identical results",
-                        "met" if r["identical"] else "not met", _date(ts), _machine(ts.get("machine"))])
+            out.append(
+                [
+                    f"TrueSkill ({r['mode']}) vs trueskill.rate_1vs1",
+                    f"{r['models']} models × {r['items']} items",
+                    f"{r['speedup_cpu']}× less CPU, identical: {r['identical']}",
+                    "identical results",
+                    "met" if r["identical"] else "not met",
+                    _date(ts),
+                    _machine(ts.get("machine")),
+                ]
+            )
     pe = _json("pairing_efficiency.json")
     if pe:
         s = pe["median_calls_to_target"]["sustained"]
-        out.append(["Active pairing: judge calls for Kendall τ ≥ {} (sustained, median)".format(pe["config"]["target"]),
-                    f"{pe['config']['models']} models, {pe['config']['seeds']} seeds",
-                    f"{s['ratio_active']} of round robin (FACET adaptive {s['ratio_facet_adaptive']})",
-                    f"≤ {pe['target_ratio']}", "met" if pe["target_met"]["active"] else "not met", _date(pe),
-                    _machine(pe.get("machine"))])
+        out.append(
+            [
+                "Active pairing: judge calls for Kendall τ ≥ {} (sustained, median)".format(pe["config"]["target"]),
+                f"{pe['config']['models']} models, {pe['config']['seeds']} seeds",
+                f"{s['ratio_active']} of round robin (FACET adaptive {s['ratio_facet_adaptive']})",
+                f"≤ {pe['target_ratio']}",
+                "met" if pe["target_met"]["active"] else "not met",
+                _date(pe),
+                _machine(pe.get("machine")),
+            ]
+        )
     pr = _json("pairing_realistic.json")
     if pr:
         c, sus = pr["config"], pr["median_calls_to_target"]["sustained"]
-        setting = (f"{c['models']} models, {c['seeds']} seeds; judge with "
-                   f"{pr['judge']['flip_rate_measured_round_robin']:.0%} position flips, ties, length preference, "
-                   "item difficulty")
+        setting = (
+            f"{c['models']} models, {c['seeds']} seeds; judge with "
+            f"{pr['judge']['flip_rate_measured_round_robin']:.0%} position flips, ties, length preference, "
+            "item difficulty"
+        )
         shares = ", ".join(f"{arm} {v['share_of_round_robin']}" for arm, v in sus.items())
-        out.append([f"Judge calls for Kendall τ ≥ {c['target']} (sustained, median share of round robin)", setting,
-                    shares, f"active ≤ {pr['target_share']}", "met" if pr["target_met"]["active"] else "not met",
-                    _date(pr), _machine(pr.get("machine"))])
+        out.append(
+            [
+                f"Judge calls for Kendall τ ≥ {c['target']} (sustained, median share of round robin)",
+                setting,
+                shares,
+                f"active ≤ {pr['target_share']}",
+                "met" if pr["target_met"]["active"] else "not met",
+                _date(pr),
+                _machine(pr.get("machine")),
+            ]
+        )
         for name, st in pr["active_with_stopping_rule"].items():
             if st["median_calls"] is None:
                 continue
-            out.append([f"Active judging with the stopping rule ({name})", setting,
-                        f"stopped in {st['stopped_runs']}/{st['runs']} runs at a median "
-                        f"{st['median_share_of_round_robin_calls']} of round robin's calls, τ {st['median_tau_at_stop']}"
-                        f" ({st['share_of_stops_with_tau_at_target']:.0%} of stops at τ ≥ {c['target']})",
-                        "stop once settled", "", _date(pr), _machine(pr.get("machine"))])
+            out.append(
+                [
+                    f"Active judging with the stopping rule ({name})",
+                    setting,
+                    f"stopped in {st['stopped_runs']}/{st['runs']} runs at a median "
+                    f"{st['median_share_of_round_robin_calls']} of round robin's calls, τ {st['median_tau_at_stop']}"
+                    f" ({st['share_of_stops_with_tau_at_target']:.0%} of stops at τ ≥ {c['target']})",
+                    "stop once settled",
+                    "",
+                    _date(pr),
+                    _machine(pr.get("machine")),
+                ]
+            )
     ho = RESULTS / "harness_overhead.md"
     if ho.exists():
         text = ho.read_text()
@@ -97,16 +143,32 @@ def rows() -> list[list[str]]:
         load = re.search(r"- load average \(1, 5, 15 min\): \[([\d.]+)", text)
         if ratio:
             spread = f" (per-repeat range {ratio.group(2)})" if ratio.group(2) else ""
-            out.append(["Harness overhead per sample vs a bare Inspect task", "FACET objective, scripted model",
-                        f"{ratio.group(1)}×{spread}", f"≤ {ratio.group(3)}×",
-                        ("not met" if float(ratio.group(1)) > float(ratio.group(3)) else
-                         "met by the median, not by every repeat (see the result file)"
-                         if ratio.group(2) and float(ratio.group(2).split("-")[1]) > float(ratio.group(3)) else "met"),
-                        date.group(1)[:10] if date else "not recorded",
-                        (f"{cores.group(1)} cores, load {load.group(1) if load else 'not recorded'}") if cores
-                        else "not recorded"])
-    for name in ("bt_speed.json", "trueskill_speed.json", "pairing_efficiency.json", "pairing_realistic.json",
-                 "harness_overhead.md"):
+            out.append(
+                [
+                    "Harness overhead per sample vs a bare Inspect task",
+                    "FACET objective, scripted model",
+                    f"{ratio.group(1)}×{spread}",
+                    f"≤ {ratio.group(3)}×",
+                    (
+                        "not met"
+                        if float(ratio.group(1)) > float(ratio.group(3))
+                        else "met by the median, not by every repeat (see the result file)"
+                        if ratio.group(2) and float(ratio.group(2).split("-")[1]) > float(ratio.group(3))
+                        else "met"
+                    ),
+                    date.group(1)[:10] if date else "not recorded",
+                    (f"{cores.group(1)} cores, load {load.group(1) if load else 'not recorded'}")
+                    if cores
+                    else "not recorded",
+                ]
+            )
+    for name in (
+        "bt_speed.json",
+        "trueskill_speed.json",
+        "pairing_efficiency.json",
+        "pairing_realistic.json",
+        "harness_overhead.md",
+    ):
         if not (RESULTS / name).exists():
             out.append([name, "no result file", "", "", "", "", ""])
     return out
@@ -137,8 +199,9 @@ def main() -> int:
     new = render()
     if args.check:
         if block != new:
-            print("README.md's performance table is out of date: run python benchmarks/readme_table.py",
-                  file=sys.stderr)
+            print(
+                "README.md's performance table is out of date: run python benchmarks/readme_table.py", file=sys.stderr
+            )
             return 1
         return 0
     README.write_text(text.replace(block, new))

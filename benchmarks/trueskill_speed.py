@@ -57,8 +57,12 @@ def same(fast_tables, ref) -> bool:
     for t in fast_tables:
         r = ref[t.dimension]
         for x in t.ratings:
-            if (x.score, x.sigma, x.lower, x.upper) != (r[x.model].score, r[x.model].sigma, r[x.model].lower,
-                                                        r[x.model].upper):
+            if (x.score, x.sigma, x.lower, x.upper) != (
+                r[x.model].score,
+                r[x.model].sigma,
+                r[x.model].lower,
+                r[x.model].upper,
+            ):
                 return False
     return True
 
@@ -69,33 +73,61 @@ def parse_sizes(text: str) -> list[tuple[int, int]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", default="10x500,20x125,20x250,20x500,40x125",
-                    help="models x items per dimension, comma separated")
+    ap.add_argument(
+        "--sizes", default="10x500,20x125,20x250,20x500,40x125", help="models x items per dimension, comma separated"
+    )
     ap.add_argument("--dimensions", type=int, default=5)
-    ap.add_argument("--reference-items", type=int, default=25,
-                    help="items for the reference-engine run at 20 models (it takes ~25x longer)")
+    ap.add_argument(
+        "--reference-items",
+        type=int,
+        default=25,
+        help="items for the reference-engine run at 20 models (it takes ~25x longer)",
+    )
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "trueskill_speed.json"))
     args = ap.parse_args()
-    result = {"benchmark": "trueskill_speed", "date": now(), "machine": machine(),
-              "what": "report.build_tables: per-dimension + pooled Overall leaderboards, synthetic comparisons "
-                      "(bt_speed.simulate), tables rated in parallel on the usable cores; cpu_seconds includes the "
-                      "worker processes", "dimensions": args.dimensions, "target_seconds": 10,
-              "target_config": "20x500", "runs": [], "reference": []}
+    result = {
+        "benchmark": "trueskill_speed",
+        "date": now(),
+        "machine": machine(),
+        "what": "report.build_tables: per-dimension + pooled Overall leaderboards, synthetic comparisons "
+        "(bt_speed.simulate), tables rated in parallel on the usable cores; cpu_seconds includes the "
+        "worker processes",
+        "dimensions": args.dimensions,
+        "target_seconds": 10,
+        "target_config": "20x500",
+        "runs": [],
+        "reference": [],
+    }
     for models, items in parse_sizes(args.sizes):
         comps = simulate(models, items, args.dimensions)
         for method, label in METHODS.items():
             _, wall, cpu = timed(lambda: tables(comps, method))
-            run = {"mode": label, "models": models, "items": items, "comparisons": len(comps),
-                   "wall_seconds": wall, "cpu_seconds": cpu}
+            run = {
+                "mode": label,
+                "models": models,
+                "items": items,
+                "comparisons": len(comps),
+                "wall_seconds": wall,
+                "cpu_seconds": cpu,
+            }
             result["runs"].append(run)
             print(json.dumps(run), flush=True)
     comps = simulate(20, args.reference_items, args.dimensions)
     for method, label in METHODS.items():
         fast, wall, cpu = timed(lambda: tables(comps, method))
         ref, rwall, rcpu = timed(lambda: reference_tables(comps, method))
-        row = {"mode": label, "models": 20, "items": args.reference_items, "comparisons": len(comps),
-               "fast_wall_seconds": wall, "fast_cpu_seconds": cpu, "reference_wall_seconds": rwall,
-               "reference_cpu_seconds": rcpu, "speedup_cpu": round(rcpu / cpu, 1), "identical": same(fast, ref)}
+        row = {
+            "mode": label,
+            "models": 20,
+            "items": args.reference_items,
+            "comparisons": len(comps),
+            "fast_wall_seconds": wall,
+            "fast_cpu_seconds": cpu,
+            "reference_wall_seconds": rwall,
+            "reference_cpu_seconds": rcpu,
+            "speedup_cpu": round(rcpu / cpu, 1),
+            "identical": same(fast, ref),
+        }
         result["reference"].append(row)
         print(json.dumps(row), flush=True)
     target = [r for r in result["runs"] if (r["models"], r["items"]) == (20, 500)]

@@ -30,8 +30,8 @@ import eq_evals._registry  # noqa: F401  (registers the eq_evals tasks and model
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
-PACE_ITEMS = TESTS / "fixtures" / "pace" / "items.jsonl"          # 4 items, 2 English and 2 Chinese
-HEART_HISTORIES = TESTS / "fixtures" / "heart_histories.jsonl"    # 3 histories, one adversarial
+PACE_ITEMS = TESTS / "fixtures" / "pace" / "items.jsonl"  # 4 items, 2 English and 2 Chinese
+HEART_HISTORIES = TESTS / "fixtures" / "heart_histories.jsonl"  # 3 histories, one adversarial
 
 S = "eq_evals/scripted-"
 FIVE = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"]
@@ -39,22 +39,22 @@ FIVE = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adeq
 # and oracle are also the three interaction models, so the subjective-objective gap has a cohort of 3.
 OBJECTIVE_MODELS = [S + m for m in ("oracle", "wrong", "half", "echo", "malformed")]
 INTERACTION_MODELS = [S + m for m in ("echo", "malformed", "oracle")]
-FACET_JUDGES = [S + "judge", S + "judge-first"]   # a consistent judge and a position-biased one (all conflicted)
-SAGE_MODELS = [S + "heart-warm", S + "echo"]     # the sage-user rewards the warm replies (+5), echo gets 0
+FACET_JUDGES = [S + "judge", S + "judge-first"]  # a consistent judge and a position-biased one (all conflicted)
+SAGE_MODELS = [S + "heart-warm", S + "echo"]  # the sage-user rewards the warm replies (+5), echo gets 0
 SAGE_SCENARIOS = ["pa-sage-e01-en", "pa-sage-e01-zh", "pa-sage-r01-en"]
 PACE_MODELS = [S + "echo", S + "heart-warm"]
 PACE_AGENT = S + "pace-agent"
 HEART_PANEL = [S + "hjudge", S + "hjudge-mild", S + "heart-judge"]  # heart-judge shares the supporters' family
-HEART_SYSTEMS = [S + "heart-warm", S + "heart-terse"]                # the warm one wins, the terse one loses
+HEART_SYSTEMS = [S + "heart-warm", S + "heart-terse"]  # the warm one wins, the terse one loses
 
 
 @dataclass(frozen=True)
 class LogEntry:
-    label: str          # stable across runs: "<task>/<model>", e.g. "facet_objective/scripted-oracle"
+    label: str  # stable across runs: "<task>/<model>", e.g. "facet_objective/scripted-oracle"
     path: Path
-    task: str           # without the eq_evals/ prefix
-    model: str          # the tested model as Inspect names it ("none/none" for judging logs: judges are roles)
-    rated: bool         # under ratings_dir (read by eq-evals ratings)
+    task: str  # without the eq_evals/ prefix
+    model: str  # the tested model as Inspect names it ("none/none" for judging logs: judges are roles)
+    rated: bool  # under ratings_dir (read by eq-evals ratings)
 
 
 @dataclass(frozen=True)
@@ -119,28 +119,61 @@ class _Builder:
 def build_benchmark_logs(root: Path) -> BenchmarkLogs:
     b = _Builder(root)
     # FACET objective: 2 items per dimension and language = 20 samples per model, one epoch
-    b.run("ratings", "facet_objective", OBJECTIVE_MODELS, task_args={"language": "all"}, epochs=1,
-          sample_id=objective_ids(2))
+    b.run(
+        "ratings",
+        "facet_objective",
+        OBJECTIVE_MODELS,
+        task_args={"language": "all"},
+        epochs=1,
+        sample_id=objective_ids(2),
+    )
     # FACET interaction: 12 naturalness prompts (EN and ZH) per model; every pair judged on every prompt in both
     # orders by each judge of the panel
     b.run("generations", "facet_naturalness", INTERACTION_MODELS, task_args={"language": "all"}, limit=12)
-    b.run("ratings", "facet_pairwise", None, label_model="panel", model_roles={"grader": FACET_JUDGES},
-          task_args={"logs": str(root / "generations"), "pairing": "round_robin"})
+    b.run(
+        "ratings",
+        "facet_pairwise",
+        None,
+        label_model="panel",
+        model_roles={"grader": FACET_JUDGES},
+        task_args={"logs": str(root / "generations"), "pairing": "round_robin"},
+    )
     # SAGE: 3 dialogues per model (an emotional scenario in EN and ZH, a rational one in EN)
-    b.run("ratings", "sage", SAGE_MODELS, sample_id=SAGE_SCENARIOS, task_args={"language": "all"},
-          model_roles={"simulated_user": get_model(S + "sage-user")})
+    b.run(
+        "ratings",
+        "sage",
+        SAGE_MODELS,
+        sample_id=SAGE_SCENARIOS,
+        task_args={"language": "all"},
+        model_roles={"simulated_user": get_model(S + "sage-user")},
+    )
     # PACE: the PACE-AB board pointwise on 4 items, then battles between the two models' logs
-    pace = b.run("ratings", "pace", PACE_MODELS, model_roles={"grader": PACE_AGENT},
-                 task_args={"source": str(PACE_ITEMS), "language": "all"})
-    b.run("ratings", "pace_pairwise", None, label_model="board", model_roles={"grader": PACE_AGENT},
-          task_args={"logs": ",".join(str(e.path) for e in pace), "overall": True})
+    pace = b.run(
+        "ratings",
+        "pace",
+        PACE_MODELS,
+        model_roles={"grader": PACE_AGENT},
+        task_args={"source": str(PACE_ITEMS), "language": "all"},
+    )
+    b.run(
+        "ratings",
+        "pace_pairwise",
+        None,
+        label_model="board",
+        model_roles={"grader": PACE_AGENT},
+        task_args={"logs": ",".join(str(e.path) for e in pace), "overall": True},
+    )
     # HEART: each system against the reference and the earlier systems' logs (`-T opponents`, docs/heart.md),
     # both orders, 3 histories (the adversarial one has no reference, so the first system leaves it unscored)
     opponents = ["reference"]
     for system in HEART_SYSTEMS:
-        [heart] = b.run("ratings", "heart", system, model_roles={"grader": HEART_PANEL},
-                        task_args={"source": str(HEART_HISTORIES), "opponents": ",".join(opponents),
-                                   "order": "both"})
+        [heart] = b.run(
+            "ratings",
+            "heart",
+            system,
+            model_roles={"grader": HEART_PANEL},
+            task_args={"source": str(HEART_HISTORIES), "opponents": ",".join(opponents), "order": "both"},
+        )
         opponents.append(str(heart.path))
     (root / "staging").rmdir()
     return BenchmarkLogs(root, root / "ratings", root / "generations", tuple(b.entries))

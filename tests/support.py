@@ -55,9 +55,13 @@ eval("eq_evals/facet_hidden", model="eq_evals/scripted-wrong", model_args={"dela
 def interrupt_a_run(log_dir: Path, limit: int = 20) -> Path:
     """Start a slow facet_hidden run in its own process and stop it with SIGINT (Ctrl-C) after a few samples."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(log_dir), str(limit)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED_RUN, str(log_dir), str(limit)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.time() + 90
     while not list(log_dir.glob("*.eval")) and time.time() < deadline:  # the log is created when the run starts
         time.sleep(0.2)
@@ -73,10 +77,22 @@ def interrupt_a_run(log_dir: Path, limit: int = 20) -> Path:
 # the worked example of docs/pace-weights.md, 'Estimating weights': (P, A, C, E) -> (n_Y0, n_Y1), exact expected
 # counts of a known SCM (N = 1600)
 COUNTS = {
-    (0, 0, 0, 0): (216, 24), (0, 0, 0, 1): (42, 18), (0, 0, 1, 0): (126, 54), (0, 0, 1, 1): (60, 60),
-    (0, 1, 0, 0): (48, 12), (0, 1, 0, 1): (24, 16), (0, 1, 1, 0): (24, 16), (0, 1, 1, 1): (24, 36),
-    (1, 0, 0, 0): (18, 12), (1, 0, 0, 1): (8, 12), (1, 0, 1, 0): (24, 36), (1, 0, 1, 1): (18, 72),
-    (1, 1, 0, 0): (30, 30), (1, 1, 0, 1): (27, 63), (1, 1, 1, 0): (27, 63), (1, 1, 1, 1): (36, 324),
+    (0, 0, 0, 0): (216, 24),
+    (0, 0, 0, 1): (42, 18),
+    (0, 0, 1, 0): (126, 54),
+    (0, 0, 1, 1): (60, 60),
+    (0, 1, 0, 0): (48, 12),
+    (0, 1, 0, 1): (24, 16),
+    (0, 1, 1, 0): (24, 16),
+    (0, 1, 1, 1): (24, 36),
+    (1, 0, 0, 0): (18, 12),
+    (1, 0, 0, 1): (8, 12),
+    (1, 0, 1, 0): (24, 36),
+    (1, 0, 1, 1): (18, 72),
+    (1, 1, 0, 0): (30, 30),
+    (1, 1, 0, 1): (27, 63),
+    (1, 1, 1, 0): (27, 63),
+    (1, 1, 1, 1): (36, 324),
 }
 
 

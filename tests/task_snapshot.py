@@ -48,6 +48,7 @@ def _stubbed_adapters() -> Iterator[None]:
                 _stubbed_adapters.calls.append({"adapter": name, "args": kwargs})  # type: ignore[attr-defined]
                 return [Sample(id="stub", input="stub", metadata={})]  # Inspect refuses an empty dataset
             return real(**kwargs)
+
         for attr in ("validate_declaration",):
             if hasattr(real, attr):
                 setattr(adapter, attr, getattr(real, attr))
@@ -119,11 +120,28 @@ def _dataset(task: Any) -> dict[str, Any]:
     if not isinstance(ds, Dataset):  # a sample source (pairwise judging's rounds) makes its samples later
         return {"source": type(ds).__name__}
     samples = list(ds)
-    rows = [{"id": s.id, "input": s.input, "target": s.target, "choices": s.choices, "metadata": s.metadata,
-             "files": s.files, "setup": s.setup, "sandbox": s.sandbox} for s in samples]
-    return {"name": ds.name, "location": _plain(ds.location), "shuffled": ds.shuffled, "count": len(samples),
-            "first_ids": [s.id for s in samples[:3]], "ids_sha256": _digest([s.id for s in samples]),
-            "content_sha256": _digest(rows)}
+    rows = [
+        {
+            "id": s.id,
+            "input": s.input,
+            "target": s.target,
+            "choices": s.choices,
+            "metadata": s.metadata,
+            "files": s.files,
+            "setup": s.setup,
+            "sandbox": s.sandbox,
+        }
+        for s in samples
+    ]
+    return {
+        "name": ds.name,
+        "location": _plain(ds.location),
+        "shuffled": ds.shuffled,
+        "count": len(samples),
+        "first_ids": [s.id for s in samples[:3]],
+        "ids_sha256": _digest([s.id for s in samples]),
+        "content_sha256": _digest(rows),
+    }
 
 
 def _metrics(metrics: Any) -> Any:
@@ -152,8 +170,18 @@ def describe_task(task: Any) -> dict[str, Any]:
         "epochs_reducer": [_registry(r) for r in task.epochs_reducer or []],
         "config": task.config.model_dump(exclude_none=True),
         "metadata": _plain(task.metadata),
-        "limits": {k: getattr(task, k, None) for k in ("message_limit", "token_limit", "time_limit",
-                                                        "working_limit", "fail_on_error", "sandbox", "approval")},
+        "limits": {
+            k: getattr(task, k, None)
+            for k in (
+                "message_limit",
+                "token_limit",
+                "time_limit",
+                "working_limit",
+                "fail_on_error",
+                "sandbox",
+                "approval",
+            )
+        },
     }
 
 
@@ -211,8 +239,10 @@ def differences(expected: Any, actual: Any, where: str = "") -> list[str]:
                 out += differences(expected[key], actual[key], f"{where}/{key}")
         return out  # the order of mapping keys is not compared (parameter_order records the parameters')
     if expected != actual:
-        return [f"{where}: {json.dumps(expected, ensure_ascii=False)[:200]} != "
-                f"{json.dumps(actual, ensure_ascii=False)[:200]}"]
+        return [
+            f"{where}: {json.dumps(expected, ensure_ascii=False)[:200]} != "
+            f"{json.dumps(actual, ensure_ascii=False)[:200]}"
+        ]
     return []
 
 

@@ -2,8 +2,10 @@
 the eq_evals model providers and one task per declaration under ``tasks/``; the package's Inspect hook (unscored
 summary, active judging's stops) joins runs of eq_evals tasks only (``summary_hook.activate``)."""
 
-from eq_evals import providers  # noqa: F401  (registers the eq_evals/... model providers)
-from eq_evals import summary_hook
+from eq_evals import (
+    providers,  # noqa: F401  (registers the eq_evals/... model providers)
+    summary_hook,
+)
 from eq_evals.engine import register_all
 
 register_all()

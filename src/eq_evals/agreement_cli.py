@@ -27,9 +27,8 @@ from typing import Any
 
 from eq_evals.core.text import fmt
 from eq_evals.errors import EqEvalsError
+from eq_evals.logcheck import expand_log_paths, select
 from eq_evals.pairwise.verdict import PairVerdict, log_verdicts
-from eq_evals.logcheck import select
-from eq_evals.logcheck import expand_log_paths
 from eq_evals.ratings import cohen_kappa, fleiss_kappa, krippendorff_alpha, percent_agreement, stability
 
 LABELS = ("A", "B", "DRAW")
@@ -47,12 +46,12 @@ class Instance:
 
 @dataclass
 class JudgeLogs:
-    labels: dict[str, dict[str, str]]           # judge -> sample id -> A | B | DRAW
-    conflicted: dict[str, dict[str, bool]]      # judge -> sample id -> position-conflicted
-    pairs: dict[str, tuple[str, str]]           # sample id -> (model_a, model_b)
-    dimensions: dict[str, str]                  # sample id -> dimension
-    warnings: list[str] = field(default_factory=list)   # logs skipped or included although partial (logcheck)
-    partial: list[str] = field(default_factory=list)    # partial logs included (allow_partial)
+    labels: dict[str, dict[str, str]]  # judge -> sample id -> A | B | DRAW
+    conflicted: dict[str, dict[str, bool]]  # judge -> sample id -> position-conflicted
+    pairs: dict[str, tuple[str, str]]  # sample id -> (model_a, model_b)
+    dimensions: dict[str, str]  # sample id -> dimension
+    warnings: list[str] = field(default_factory=list)  # logs skipped or included although partial (logcheck)
+    partial: list[str] = field(default_factory=list)  # partial logs included (allow_partial)
 
 
 def read_judgments(paths: list[str], allow_partial: bool = False) -> JudgeLogs:
@@ -117,8 +116,9 @@ def judge_labels(paths: list[str]) -> tuple[dict[str, dict[str, str]], dict[str,
     return logs.labels, logs.pairs
 
 
-def human_labels(csv_path: str, pairs: dict[str, tuple[str, str]],
-                 dimensions: dict[str, str] | None = None) -> dict[str, dict[str, str]]:
+def human_labels(
+    csv_path: str, pairs: dict[str, tuple[str, str]], dimensions: dict[str, str] | None = None
+) -> dict[str, dict[str, str]]:
     path = Path(csv_path)
     if not path.is_file():
         raise EqEvalsError(f"--human {csv_path}: no such file")
@@ -127,34 +127,46 @@ def human_labels(csv_path: str, pairs: dict[str, tuple[str, str]],
         reader = csv.DictReader(handle)
         missing = {"sample_id", "rater", "label"} - set(reader.fieldnames or [])
         if missing:
-            raise EqEvalsError(f"{csv_path}: missing column(s) {sorted(missing)}; expected sample_id, rater, label "
-                               "(and optionally dimension)")
+            raise EqEvalsError(
+                f"{csv_path}: missing column(s) {sorted(missing)}; expected sample_id, rater, label "
+                "(and optionally dimension)"
+            )
         unknown = [c for c in reader.fieldnames or [] if c not in ("sample_id", "rater", "label", "dimension")]
         if unknown:
-            raise EqEvalsError(f"{csv_path}: unknown column(s) {unknown}; expected sample_id, rater, label and "
-                               "optionally dimension (a misnamed column would be ignored)")
+            raise EqEvalsError(
+                f"{csv_path}: unknown column(s) {unknown}; expected sample_id, rater, label and "
+                "optionally dimension (a misnamed column would be ignored)"
+            )
         for row_number, row in enumerate(reader, start=2):
             if row.get(None):  # csv.DictReader puts cells beyond the header under None
-                raise EqEvalsError(f"{csv_path}, row {row_number}: {len(row[None])} more cell(s) than the header "
-                                   f"has columns: {row[None]}")
+                raise EqEvalsError(
+                    f"{csv_path}, row {row_number}: {len(row[None])} more cell(s) than the header "
+                    f"has columns: {row[None]}"
+                )
             if any(row.get(c) is None for c in reader.fieldnames or []):
                 raise EqEvalsError(f"{csv_path}, row {row_number}: fewer cells than the header has columns")
             sid, label = (row["sample_id"] or "").strip(), (row["label"] or "").strip()
             if sid not in pairs:
-                raise EqEvalsError(f"{csv_path}, row {row_number}: sample_id {sid!r} is not a matchup of the judgment logs")
+                raise EqEvalsError(
+                    f"{csv_path}, row {row_number}: sample_id {sid!r} is not a matchup of the judgment logs"
+                )
             dimension = (row.get("dimension") or "").strip()
             if dimension and dimensions is not None and dimension != dimensions.get(sid):
-                raise EqEvalsError(f"{csv_path}, row {row_number}: dimension {dimension!r} does not match the "
-                                   f"matchup's dimension {dimensions.get(sid)!r} (sample_id {sid!r})")
+                raise EqEvalsError(
+                    f"{csv_path}, row {row_number}: dimension {dimension!r} does not match the "
+                    f"matchup's dimension {dimensions.get(sid)!r} (sample_id {sid!r})"
+                )
             a, b = pairs[sid]
             label = {a: "A", b: "B"}.get(label, label.upper())
             if label not in LABELS:
-                raise EqEvalsError(f"{csv_path}, row {row_number}: label {row['label']!r} is not A, B, DRAW, "
-                                   f"{a} or {b}")
+                raise EqEvalsError(
+                    f"{csv_path}, row {row_number}: label {row['label']!r} is not A, B, DRAW, {a} or {b}"
+                )
             rater = f"human:{(row['rater'] or '').strip()}"
             if sid in labels[rater] and labels[rater][sid] != label:
-                raise EqEvalsError(f"{csv_path}, row {row_number}: rater {row['rater']!r} labels {sid!r} twice, "
-                                   "differently")
+                raise EqEvalsError(
+                    f"{csv_path}, row {row_number}: rater {row['rater']!r} labels {sid!r} twice, differently"
+                )
             labels[rater][sid] = label
     if not labels:
         raise EqEvalsError(f"{csv_path}: no labels")
@@ -169,8 +181,14 @@ def kappa_block(instances: list[Instance]) -> dict[str, Any]:
     """Cohen's kappa (human vs judge over {A, B, DRAW}), percent agreement, the conflict rate and kappa over the
     non-conflicted instances. Kappa is None where undefined (both raters used one and the same label)."""
     if not instances:
-        return {"n": 0, "kappa": None, "percent_agreement": None, "conflict_rate": None,
-                "kappa_non_conflicted": None, "n_non_conflicted": 0}
+        return {
+            "n": 0,
+            "kappa": None,
+            "percent_agreement": None,
+            "conflict_rate": None,
+            "kappa_non_conflicted": None,
+            "n_non_conflicted": 0,
+        }
     h, j = [i.human for i in instances], [i.judge for i in instances]
     clean = [i for i in instances if not i.conflicted]
     return {
@@ -179,7 +197,8 @@ def kappa_block(instances: list[Instance]) -> dict[str, Any]:
         "percent_agreement": percent_agreement(h, j),
         "conflict_rate": (len(instances) - len(clean)) / len(instances),
         "kappa_non_conflicted": _num(cohen_kappa([i.human for i in clean], [i.judge for i in clean], LABELS))
-        if clean else None,
+        if clean
+        else None,
         "n_non_conflicted": len(clean),
     }
 
@@ -193,9 +212,16 @@ def judge_agreement(instances: list[Instance]) -> dict[str, Any]:
     kappas = [v["kappa"] for v in per_dimension.values() if v["kappa"] is not None]
     undefined = sorted(d for d, v in per_dimension.items() if v["kappa"] is None)
     stab = {k: _num(v) for k, v in stability(kappas).items()} if kappas else None
-    return {"per_dimension": per_dimension, "total": kappa_block(instances), "stability": stab,
-            "stability_note": (f"kappa undefined (one label only) in {', '.join(undefined)}: left out of the "
-                               "stability statistics") if undefined else ""}
+    return {
+        "per_dimension": per_dimension,
+        "total": kappa_block(instances),
+        "stability": stab,
+        "stability_note": (
+            f"kappa undefined (one label only) in {', '.join(undefined)}: left out of the stability statistics"
+        )
+        if undefined
+        else "",
+    }
 
 
 def human_fleiss(humans: dict[str, dict[str, str]], dimensions: dict[str, str]) -> dict[str, Any] | None:
@@ -213,55 +239,85 @@ def human_fleiss(humans: dict[str, dict[str, str]], dimensions: dict[str, str]) 
     by_dim: dict[str, list[str]] = defaultdict(list)
     for s in shared:
         by_dim[dimensions.get(s, "")].append(s)
-    return {"raters": len(humans), "n": len(shared), "kappa": fk(shared),
-            "per_dimension": {d: {"kappa": fk(v), "n": len(v)} for d, v in sorted(by_dim.items())}}
+    return {
+        "raters": len(humans),
+        "n": len(shared),
+        "kappa": fk(shared),
+        "per_dimension": {d: {"kappa": fk(v), "n": len(v)} for d, v in sorted(by_dim.items())},
+    }
 
 
 def agreement(judgments: list[str], human_csv: str, allow_partial: bool = False) -> dict:
     logs = read_judgments(judgments, allow_partial)
     humans = human_labels(human_csv, logs.pairs, logs.dimensions)
-    report: dict = {"labels": list(LABELS), "raters": sorted(logs.labels) + sorted(humans), "judges": {},
-                    "cohen": {}, "warnings": logs.warnings, "partial_logs": logs.partial}
+    report: dict = {
+        "labels": list(LABELS),
+        "raters": sorted(logs.labels) + sorted(humans),
+        "judges": {},
+        "cohen": {},
+        "warnings": logs.warnings,
+        "partial_logs": logs.partial,
+    }
     for judge, jl in sorted(logs.labels.items()):
-        instances = [Instance(logs.dimensions[sid], label, jl[sid], logs.conflicted[judge].get(sid, False))
-                     for _, hl in sorted(humans.items()) for sid, label in sorted(hl.items()) if sid in jl]
+        instances = [
+            Instance(logs.dimensions[sid], label, jl[sid], logs.conflicted[judge].get(sid, False))
+            for _, hl in sorted(humans.items())
+            for sid, label in sorted(hl.items())
+            if sid in jl
+        ]
         unjudged = sum(1 for hl in humans.values() for sid in hl if sid not in jl)
         report["judges"][judge] = {**judge_agreement(instances), "unjudged_annotations": unjudged}
         per_human = {}
         for human, hl in sorted(humans.items()):
             shared = sorted(set(jl) & set(hl))
             if len(shared) >= 2:
-                per_human[human] = {"kappa": _num(cohen_kappa([jl[s] for s in shared], [hl[s] for s in shared], LABELS)),
-                                    "n": len(shared)}
+                per_human[human] = {
+                    "kappa": _num(cohen_kappa([jl[s] for s in shared], [hl[s] for s in shared], LABELS)),
+                    "n": len(shared),
+                }
         values = [v["kappa"] for v in per_human.values() if v["kappa"] is not None]
         report["cohen"][judge] = {"per_human": per_human, "mean": sum(values) / len(values) if values else None}
     report["fleiss_humans"] = human_fleiss(humans, logs.dimensions)
     raters = {**logs.labels, **humans}
     items = sorted(set().union(*(set(v) for v in raters.values())))
-    report["krippendorff_alpha"] = {"alpha": _num(krippendorff_alpha([[raters[r].get(s) for r in raters] for s in items])),
-                                    "n": len(items)}
+    report["krippendorff_alpha"] = {
+        "alpha": _num(krippendorff_alpha([[raters[r].get(s) for r in raters] for s in items])),
+        "n": len(items),
+    }
     return report
 
 
 def render(report: dict) -> str:
-    lines = ["# Judge-human agreement (FACET paper App. C.5; protocol in docs/pairwise.md §4)", "",
-             "Instances = (human annotation, judge verdict) pairs; Cohen's kappa over {A, B, DRAW}, where a judge's "
-             "DRAW is a position-conflicted verdict. Total = all instances pooled (not the mean of the dimensions).",
-             ""]
+    lines = [
+        "# Judge-human agreement (FACET paper App. C.5; protocol in docs/pairwise.md §4)",
+        "",
+        "Instances = (human annotation, judge verdict) pairs; Cohen's kappa over {A, B, DRAW}, where a judge's "
+        "DRAW is a position-conflicted verdict. Total = all instances pooled (not the mean of the dimensions).",
+        "",
+    ]
     if report.get("partial_logs"):
-        lines += ["PARTIAL: verdicts from logs that are not complete are included: "
-                  + ", ".join(report["partial_logs"]), ""]
+        lines += [
+            "PARTIAL: verdicts from logs that are not complete are included: " + ", ".join(report["partial_logs"]),
+            "",
+        ]
     for judge, d in report["judges"].items():
-        lines += [f"## {judge}", "",
-                  "| dimension | instances | kappa | % agreement | conflict rate | kappa (non-conflicted) | non-conflicted |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [
+            f"## {judge}",
+            "",
+            "| dimension | instances | kappa | % agreement | conflict rate | kappa (non-conflicted) | non-conflicted |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for dim, b in [*d["per_dimension"].items(), ("**Total**", d["total"])]:
-            lines.append(f"| {dim} | {b['n']} | {fmt(b['kappa'], 3)} | {fmt(b['percent_agreement'], 3)} | "
-                         f"{fmt(b['conflict_rate'], 3)} | {fmt(b['kappa_non_conflicted'], 3)} | {b['n_non_conflicted']} |")
+            lines.append(
+                f"| {dim} | {b['n']} | {fmt(b['kappa'], 3)} | {fmt(b['percent_agreement'], 3)} | "
+                f"{fmt(b['conflict_rate'], 3)} | {fmt(b['kappa_non_conflicted'], 3)} | {b['n_non_conflicted']} |"
+            )
         s = d["stability"]
         if s:
-            lines.append(f"\nStability over the {len(d['per_dimension'])} per-dimension kappas: mean {fmt(s['mean'], 3)}, "
-                         f"population SD {fmt(s['sd'], 3)}, CV {fmt(s['cv'], 3)}, min {fmt(s['min'], 3)}.")
+            lines.append(
+                f"\nStability over the {len(d['per_dimension'])} per-dimension kappas: mean {fmt(s['mean'], 3)}, "
+                f"population SD {fmt(s['sd'], 3)}, CV {fmt(s['cv'], 3)}, min {fmt(s['min'], 3)}."
+            )
         if d["stability_note"]:
             lines.append(f"Note: {d['stability_note']}.")
         if d["unjudged_annotations"]:
@@ -269,9 +325,11 @@ def render(report: dict) -> str:
         lines.append("")
     f = report["fleiss_humans"]
     if f:
-        lines.append(f"Fleiss' kappa among the {f['raters']} human raters (ceiling): {fmt(f['kappa'], 3)} on {f['n']} "
-                     "matchups labelled by all of them; per dimension: "
-                     + ", ".join(f"{dim} {fmt(v['kappa'], 3)} (n={v['n']})" for dim, v in f["per_dimension"].items()))
+        lines.append(
+            f"Fleiss' kappa among the {f['raters']} human raters (ceiling): {fmt(f['kappa'], 3)} on {f['n']} "
+            "matchups labelled by all of them; per dimension: "
+            + ", ".join(f"{dim} {fmt(v['kappa'], 3)} (n={v['n']})" for dim, v in f["per_dimension"].items())
+        )
     else:
         lines.append("Fleiss' kappa among humans: needs two or more human raters sharing two or more matchups.")
     lines += ["", "| judge | human rater | Cohen's kappa | matchups |", "|---|---|---|---|"]
@@ -280,8 +338,10 @@ def render(report: dict) -> str:
             lines.append(f"| {judge} | {human} | {fmt(v['kappa'], 3)} | {v['n']} |")
         if d["mean"] is not None:
             lines.append(f"| {judge} | (mean) | {fmt(d['mean'], 3)} | |")
-    lines.append(f"\nKrippendorff's alpha (nominal, all raters): {fmt(report['krippendorff_alpha']['alpha'], 3)} "
-                 f"on {report['krippendorff_alpha']['n']} matchups")
+    lines.append(
+        f"\nKrippendorff's alpha (nominal, all raters): {fmt(report['krippendorff_alpha']['alpha'], 3)} "
+        f"on {report['krippendorff_alpha']['n']} matchups"
+    )
     return "\n".join(lines)
 
 

@@ -39,8 +39,11 @@ def version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description="eq-evals: emotional-intelligence benchmarks for Inspect AI",
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="eq-evals: emotional-intelligence benchmarks for Inspect AI",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
     for module in verb_modules():  # list, ratings, agreement, doctor, hub, validate
@@ -48,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     verbs = [a.dest for a in sub._choices_actions]
     for module in benchmark_modules().values():  # facet, heart, longemotion, pace, sage
         module.register(sub)
-    groups = [a.dest for a in sub._choices_actions][len(verbs):]
+    groups = [a.dest for a in sub._choices_actions][len(verbs) :]
     parser.epilog = EXAMPLES.format(verbs=", ".join(verbs), groups=", ".join(groups))
     return parser
 

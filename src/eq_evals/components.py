@@ -57,8 +57,11 @@ def package_modules(module: str) -> dict[str, Any]:
 
     out = {}
     for info in sorted(pkgutil.iter_modules(eq_evals.__path__), key=lambda i: i.name):
-        if info.ispkg and not info.name.startswith("_") and \
-                importlib.util.find_spec(f"eq_evals.{info.name}.{module}") is not None:
+        if (
+            info.ispkg
+            and not info.name.startswith("_")
+            and importlib.util.find_spec(f"eq_evals.{info.name}.{module}") is not None
+        ):
             out[info.name] = importlib.import_module(f"eq_evals.{info.name}.{module}")
     return out
 
@@ -67,8 +70,11 @@ def packages() -> list[str]:
     """The shared layers, then every benchmark package (a subpackage of eq_evals with a ``components`` module), then
     the packages across benchmarks."""
     found = sorted(package_modules("components"))
-    return [p for p in SHARED if p in found] + [p for p in found if p not in SHARED + ACROSS] + \
-        [p for p in ACROSS if p in found]
+    return (
+        [p for p in SHARED if p in found]
+        + [p for p in found if p not in SHARED + ACROSS]
+        + [p for p in ACROSS if p in found]
+    )
 
 
 def benchmarks() -> list[str]:

@@ -148,8 +148,11 @@ def read_layers(file: Path, _chain: tuple[Path, ...] = ()) -> list[tuple[Path, d
     raw = _read_yaml(file)
     if not isinstance(raw, dict):
         if _chain:
-            raise DeclarationError(where, "(top level)", "an included file must be a YAML mapping "
-                                   f"(included from {display_path(_chain[-1])})")
+            raise DeclarationError(
+                where,
+                "(top level)",
+                f"an included file must be a YAML mapping (included from {display_path(_chain[-1])})",
+            )
         raise DeclarationError(where, "(top level)", "a task declaration must be a YAML mapping")
     includes = raw.pop("include", None)
     if includes is None:
@@ -256,8 +259,9 @@ def _check_params(decl: Declaration) -> None:
             except ValueError as ex:
                 raise decl.fail(f"{key}.default", str(ex)) from None
         if p.is_list and p.type != "str":
-            raise decl.fail(f"{key}.list", f"a list parameter has type str (its value is a comma-separated string), "
-                                            f"not {p.type}")
+            raise decl.fail(
+                f"{key}.list", f"a list parameter has type str (its value is a comma-separated string), not {p.type}"
+            )
         if p.required and p.default is not None:
             raise decl.fail(f"{key}.required", "a required parameter cannot have a default")
         if p.choices is not None and p.default is not None and not p.is_list and p.default not in p.choices:
@@ -386,11 +390,17 @@ def check_arguments(spec: TaskDecl, kwargs: dict[str, Any]) -> None:
 
     unknown = sorted(set(kwargs) - set(spec.parameters) - {"model"})
     if unknown:
-        hints = [f"{name} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(name, spec.parameters, 1))
-                 else name for name in unknown]
+        hints = [
+            f"{name} (did you mean {close[0]}?)"
+            if (close := difflib.get_close_matches(name, spec.parameters, 1))
+            else name
+            for name in unknown
+        ]
         valid = ", ".join(spec.parameters) or "none"
-        raise EqEvalsError(f"task {spec.name}: unknown parameter(s) -T {', -T '.join(hints)}; valid parameters: "
-                           f"{valid} (see `eq-evals list`)")
+        raise EqEvalsError(
+            f"task {spec.name}: unknown parameter(s) -T {', -T '.join(hints)}; valid parameters: "
+            f"{valid} (see `eq-evals list`)"
+        )
 
 
 def build_task(decl: Declaration, **kwargs: Any) -> Task:
@@ -422,7 +432,7 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
     # a sample source (pairwise judging's rounds) names its data itself: its samples come later
     datasets = versions_of(samples) if isinstance(samples, list) else list(getattr(samples, "dataset_versions", list)())
     if isinstance(samples, list):  # the data's origin, revision and hash go once into the log header, not into
-        for sample in samples:     # every sample (each metadata field is written again per sample, issue 14)
+        for sample in samples:  # every sample (each metadata field is written again per sample, issue 14)
             if sample.metadata and VERSION_KEY in sample.metadata:
                 sample.metadata = {k: v for k, v in sample.metadata.items() if k != VERSION_KEY}
     dataset = samples if isinstance(samples, SampleSource) else MemoryDataset(samples, name=spec.name)
@@ -438,11 +448,15 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
         epochs=Epochs(spec.epochs.count, spec.epochs.reducer),
         config=components.generate_config(spec.config),
         version=spec.version,
-        metadata={"benchmark": spec.benchmark, "paper": spec.paper, "declaration": decl.where,
-                  # origin, revision and content hash of the data (core/sources.py), kept in the log header
-                  "datasets": datasets,
-                  # a sample source that reports its stops at the end of the run (pairwise/stop_hook.py)
-                  **({"source_run": samples.run_key} if hasattr(samples, "stop_report") else {})},
+        metadata={
+            "benchmark": spec.benchmark,
+            "paper": spec.paper,
+            "declaration": decl.where,
+            # origin, revision and content hash of the data (core/sources.py), kept in the log header
+            "datasets": datasets,
+            # a sample source that reports its stops at the end of the run (pairwise/stop_hook.py)
+            **({"source_run": samples.run_key} if hasattr(samples, "stop_report") else {}),
+        },
     )
 
 
@@ -469,13 +483,19 @@ def _task_function(decl: Declaration) -> Callable[..., Task]:
 
     factory.__name__ = factory.__qualname__ = spec.name
     factory.__module__ = __name__
-    factory.__doc__ = spec.description + "\n\nArgs:\n" + "".join(
-        f"    {n} ({param_form(p)}): {p.description}\n" for n, p in spec.parameters.items())
-    factory.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
-        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=p.default, annotation=_annotation(p))
-        for n, p in spec.parameters.items()
-    ] + [inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)],  # so unknown -T names reach check_arguments
-        return_annotation=Task)
+    factory.__doc__ = (
+        spec.description
+        + "\n\nArgs:\n"
+        + "".join(f"    {n} ({param_form(p)}): {p.description}\n" for n, p in spec.parameters.items())
+    )
+    factory.__signature__ = inspect.Signature(
+        [  # type: ignore[attr-defined]
+            inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=p.default, annotation=_annotation(p))
+            for n, p in spec.parameters.items()
+        ]
+        + [inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)],  # so unknown -T names reach check_arguments
+        return_annotation=Task,
+    )
     return task(name=spec.name, benchmark=spec.benchmark)(factory)
 
 
@@ -497,8 +517,11 @@ def load_declarations_tolerant() -> tuple[list[Declaration], dict[Path, EqEvalsE
         try:
             d = parse_declaration(file)
             if d.spec.name in seen:
-                raise d.fail("name", f"task {d.spec.name!r} is also declared in {seen[d.spec.name].where}, which "
-                                     "is used (EQ_EVALS_PATH folders come first, in order, then the package)")
+                raise d.fail(
+                    "name",
+                    f"task {d.spec.name!r} is also declared in {seen[d.spec.name].where}, which "
+                    "is used (EQ_EVALS_PATH folders come first, in order, then the package)",
+                )
         except EqEvalsError as ex:
             broken[file] = ex
             continue

@@ -36,7 +36,6 @@ from inspect_ai.log import EvalLog, read_eval_log
 
 from eq_evals.errors import EqEvalsError
 
-
 # Files ``inspect eval-set`` writes beside its logs: indexes, not logs.
 NOT_LOGS = frozenset({"eval-set.json", "logs.json"})
 LOG_SUFFIXES = (".eval", ".json")
@@ -50,8 +49,9 @@ def expand_log_paths(logs: str | Iterable[str]) -> list[str]:
     for item in items:
         path = Path(item).expanduser()
         if path.is_dir():
-            found = sorted(str(p) for p in path.rglob("*")
-                           if p.suffix in LOG_SUFFIXES and p.is_file() and p.name not in NOT_LOGS)
+            found = sorted(
+                str(p) for p in path.rglob("*") if p.suffix in LOG_SUFFIXES and p.is_file() and p.name not in NOT_LOGS
+            )
         else:
             found = sorted(glob.glob(str(path))) if any(c in item for c in "*?[") else [str(path)]
         if not found:
@@ -93,15 +93,19 @@ def is_unscored(score: Any) -> bool:
         return True
     if isinstance(value, dict):  # unscored when no entry has a number (a PACE EQ with one dimension missing
         # is a scored partial composite, counted apart)
-        return not any(isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v))
-                       for v in value.values())
+        return not any(
+            isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)) for v in value.values()
+        )
     return value is None
 
 
 def unscored_reason(score: Any) -> str:
     """Why a score is unscored: its ``reason``, else a reason in its metadata, else its explanation."""
-    for candidate in (getattr(score, "reason", None), (getattr(score, "metadata", None) or {}).get("reason"),
-                      (getattr(score, "metadata", None) or {}).get("unscored_reason")):
+    for candidate in (
+        getattr(score, "reason", None),
+        (getattr(score, "metadata", None) or {}).get("reason"),
+        (getattr(score, "metadata", None) or {}).get("unscored_reason"),
+    ):
         if candidate:
             return str(candidate)
     explanation = _first_line(getattr(score, "explanation", None))
@@ -135,9 +139,9 @@ class LogCheck:
     planned: int | None = None
     present: int = 0
     errored: int = 0
-    errors: Counter = field(default_factory=Counter)            # first line of each sample error -> count
-    unscored: Counter = field(default_factory=Counter)          # (scorer, reason) -> count
-    scored: Counter = field(default_factory=Counter)            # scorer -> scored samples
+    errors: Counter = field(default_factory=Counter)  # first line of each sample error -> count
+    unscored: Counter = field(default_factory=Counter)  # (scorer, reason) -> count
+    scored: Counter = field(default_factory=Counter)  # scorer -> scored samples
     partial_composites: Counter = field(default_factory=Counter)  # scorer -> scores built from a subset of parts
     partial_inputs: int = 0  # samples built from partial logs (facet_pairwise -T allow_partial=true)
     data_versions: list[str] = field(default_factory=list)  # distinct data_source records of the samples
@@ -146,8 +150,11 @@ class LogCheck:
 
     @property
     def complete(self) -> bool:
-        return (self.status == "success" and self.errored == 0
-                and (self.planned is None or not self.samples_read or self.present >= self.planned))
+        return (
+            self.status == "success"
+            and self.errored == 0
+            and (self.planned is None or not self.samples_read or self.present >= self.planned)
+        )
 
     @property
     def n_unscored(self) -> int:
@@ -168,14 +175,29 @@ class LogCheck:
         return "partial: " + ", ".join(parts)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "task": self.task, "task_version": self.task_version, "model": self.model,
-                "roles": self.roles, "task_args": self.task_args, "dataset": self.dataset, "epochs": self.epochs,
-                "status": self.status, "complete": self.complete, "state": self.state(), "planned": self.planned,
-                "present": self.present, "errored": self.errored, "errors": dict(self.errors),
-                "scored": dict(self.scored), "partial_inputs": self.partial_inputs,
-                "partial_composites": dict(self.partial_composites),
-                "data_versions": self.data_versions, "datasets": self.datasets,
-                "unscored": [{"scorer": s, "reason": r, "count": n} for (s, r), n in sorted(self.unscored.items())]}
+        return {
+            "path": self.path,
+            "task": self.task,
+            "task_version": self.task_version,
+            "model": self.model,
+            "roles": self.roles,
+            "task_args": self.task_args,
+            "dataset": self.dataset,
+            "epochs": self.epochs,
+            "status": self.status,
+            "complete": self.complete,
+            "state": self.state(),
+            "planned": self.planned,
+            "present": self.present,
+            "errored": self.errored,
+            "errors": dict(self.errors),
+            "scored": dict(self.scored),
+            "partial_inputs": self.partial_inputs,
+            "partial_composites": dict(self.partial_composites),
+            "data_versions": self.data_versions,
+            "datasets": self.datasets,
+            "unscored": [{"scorer": s, "reason": r, "count": n} for (s, r), n in sorted(self.unscored.items())],
+        }
 
 
 def check(log: EvalLog, path: str | None = None) -> LogCheck:
@@ -190,14 +212,28 @@ def check(log: EvalLog, path: str | None = None) -> LogCheck:
         planned = results.total_samples
     where = ds.location or ds.name or "-"
     info = LogCheck(
-        path=path or str(getattr(log, "location", "") or "-"), task=task_name(log), task_id=str(ev.task_id),
+        path=path or str(getattr(log, "location", "") or "-"),
+        task=task_name(log),
+        task_id=str(ev.task_id),
         task_version=str(ev.task_version),
-        model=ev.model, roles=_roles(log), task_args=_task_args(ev.task_args),
-        dataset=f"{where} ({ds.samples} samples)" if ds.samples is not None else str(where), sample_ids=ids,
-        epochs=epochs, status=str(log.status), error=_first_line(log.error.message) if log.error else "",
-        planned=planned, samples_read=log.samples is not None,
-        datasets=sorted({f"{v.get('name') or '?'}@{str(v['sha256'])[:12]}" for v in (ev.metadata or {}).get("datasets") or []
-                         if isinstance(v, dict) and v.get("sha256")}))
+        model=ev.model,
+        roles=_roles(log),
+        task_args=_task_args(ev.task_args),
+        dataset=f"{where} ({ds.samples} samples)" if ds.samples is not None else str(where),
+        sample_ids=ids,
+        epochs=epochs,
+        status=str(log.status),
+        error=_first_line(log.error.message) if log.error else "",
+        planned=planned,
+        samples_read=log.samples is not None,
+        datasets=sorted(
+            {
+                f"{v.get('name') or '?'}@{str(v['sha256'])[:12]}"
+                for v in (ev.metadata or {}).get("datasets") or []
+                if isinstance(v, dict) and v.get("sha256")
+            }
+        ),
+    )
     if log.samples is None:
         info.present = results.completed_samples if results is not None else 0
         return info
@@ -244,8 +280,12 @@ def header_complete(header: EvalLog) -> bool:
     """Complete as far as the header tells: finished (status ``success``) with results for every planned sample.
     A run whose every sample errored has status ``success`` but no results: not complete."""
     results = header.results
-    return (header.status == "success" and results is not None and results.total_samples > 0
-            and results.completed_samples >= results.total_samples)
+    return (
+        header.status == "success"
+        and results is not None
+        and results.total_samples > 0
+        and results.completed_samples >= results.total_samples
+    )
 
 
 def completed_retries(paths: Iterable[str]) -> dict[str, str]:
@@ -260,8 +300,10 @@ def completed_retries(paths: Iterable[str]) -> dict[str, str]:
 
 
 def skip_warning(info: LogCheck, flag: str = "--allow-partial") -> str:
-    return (f"warning: skipped {info.path} ({info.task}, {info.model}; {info.state()}); "
-            f"rerun it or finish it with `inspect eval-retry {info.path}`, or pass {flag} to include it, marked partial")
+    return (
+        f"warning: skipped {info.path} ({info.task}, {info.model}; {info.state()}); "
+        f"rerun it or finish it with `inspect eval-retry {info.path}`, or pass {flag} to include it, marked partial"
+    )
 
 
 def include_warning(info: LogCheck) -> str:
@@ -306,14 +348,23 @@ def _version_problems(headers: list[tuple[str, EvalLog]]) -> list[str]:
         by_task.setdefault(task_name(h), {}).setdefault(str(h.eval.task_version), []).append(path)
     for task, versions in sorted(by_task.items()):
         if len(versions) > 1:
-            problems.append(f"{task} logs of different task versions: " + "; ".join(
-                f"version {v} ({len(p)} log(s), e.g. {p[0]})" for v, p in sorted(versions.items())))
+            problems.append(
+                f"{task} logs of different task versions: "
+                + "; ".join(f"version {v} ({len(p)} log(s), e.g. {p[0]})" for v, p in sorted(versions.items()))
+            )
     return problems
 
 
-def gate(paths: str | Iterable[str], *, tasks: Collection[str] | None = None, allow_partial: bool = False,
-         allow_mixed: bool = False, flag: str = "--allow-partial", mixed_flag: str = "--allow-mixed-datasets",
-         what: str = "") -> Selection:
+def gate(
+    paths: str | Iterable[str],
+    *,
+    tasks: Collection[str] | None = None,
+    allow_partial: bool = False,
+    allow_mixed: bool = False,
+    flag: str = "--allow-partial",
+    mixed_flag: str = "--allow-mixed-datasets",
+    what: str = "",
+) -> Selection:
     """Read logs through the project's rules (see the module doc): expand paths, refuse logs of other tasks
     (``tasks``: the task names this caller reads, e.g. ``{"sage"}``), keep one log per retry chain, refuse mixed
     dataset or task versions unless ``allow_mixed``, and keep complete logs (partial ones skipped with a warning,
@@ -323,9 +374,11 @@ def gate(paths: str | Iterable[str], *, tasks: Collection[str] | None = None, al
     if tasks is not None:
         wrong = [(path, h.eval.task) for path, h in headers if task_name(h) not in tasks]
         if wrong:
-            raise EqEvalsError(f"{what + ': ' if what else ''}these logs are not logs of "
-                               f"{', '.join('eq_evals/' + t for t in sorted(tasks))}: "
-                               + "; ".join(f"{path} ({task})" for path, task in wrong))
+            raise EqEvalsError(
+                f"{what + ': ' if what else ''}these logs are not logs of "
+                f"{', '.join('eq_evals/' + t for t in sorted(tasks))}: "
+                + "; ".join(f"{path} ({task})" for path, task in wrong)
+            )
     out = Selection()
     # one log per retry chain (same task id): the newest complete one, else the newest
     chains: dict[str, list[tuple[str, EvalLog]]] = {}
@@ -341,15 +394,20 @@ def gate(paths: str | Iterable[str], *, tasks: Collection[str] | None = None, al
     kept_headers = [(path, h) for path, h in headers if chosen[str(h.eval.task_id)] == path]
     problems = _version_problems(kept_headers)
     if problems and not allow_mixed:
-        raise EqEvalsError(f"{what + ': ' if what else ''}" + " | ".join(problems)
-                           + f". Read each version separately, or pass {mixed_flag} to put them together.")
+        raise EqEvalsError(
+            f"{what + ': ' if what else ''}"
+            + " | ".join(problems)
+            + f". Read each version separately, or pass {mixed_flag} to put them together."
+        )
     out.mixed = problems
     for path, h in headers:
         keep = chosen[str(h.eval.task_id)]
         if path != keep:
             state = "complete" if header_complete(h) else "not complete"
-            out.warnings.append(f"note: left out {path} ({state}): the same run (task id {h.eval.task_id}) "
-                                f"is read from {keep}" + (", its completed retry" if keep in out.retried.values() else ""))
+            out.warnings.append(
+                f"note: left out {path} ({state}): the same run (task id {h.eval.task_id}) "
+                f"is read from {keep}" + (", its completed retry" if keep in out.retried.values() else "")
+            )
             continue
         log = read(path)
         add(out, log, check(log, path), allow_partial, flag)
@@ -358,12 +416,18 @@ def gate(paths: str | Iterable[str], *, tasks: Collection[str] | None = None, al
     for _, info in out.kept:
         if info.data_versions:
             by_task.setdefault(info.task, {}).setdefault(" | ".join(info.data_versions), []).append(info.path)
-    sample_problems = [f"{task} logs on different data: " + "; ".join(f"{v} ({', '.join(p)})" for v, p in versions.items())
-                       for task, versions in sorted(by_task.items()) if len(versions) > 1]
+    sample_problems = [
+        f"{task} logs on different data: " + "; ".join(f"{v} ({', '.join(p)})" for v, p in versions.items())
+        for task, versions in sorted(by_task.items())
+        if len(versions) > 1
+    ]
     if sample_problems and not allow_mixed:
-        raise EqEvalsError(f"{what + ': ' if what else ''}these logs were made on different dataset versions, so "
-                           "their scores are not comparable: " + " | ".join(sample_problems)
-                           + f". Read each version separately, or pass {mixed_flag} to put them together.")
+        raise EqEvalsError(
+            f"{what + ': ' if what else ''}these logs were made on different dataset versions, so "
+            "their scores are not comparable: "
+            + " | ".join(sample_problems)
+            + f". Read each version separately, or pass {mixed_flag} to put them together."
+        )
     out.mixed += sample_problems
     return out
 
@@ -374,7 +438,9 @@ def add(out: Selection, log: EvalLog, info: LogCheck, allow_partial: bool, flag:
         out.kept.append((log, info))
         return True
     retry = out.retried.get(info.task_id)
-    if retry is not None and retry != info.path:  # finished by `inspect eval-retry`: the retry holds every sample of this log
+    if (
+        retry is not None and retry != info.path
+    ):  # finished by `inspect eval-retry`: the retry holds every sample of this log
         out.skipped.append(info)
         out.warnings.append(f"note: left out {info.path} ({info.state()}): its retry {retry} is complete")
         return False
@@ -396,7 +462,7 @@ _SHOWN = 60  # characters of one value in a note
 
 def _short(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
-    return text if len(text) <= _SHOWN else text[:_SHOWN - 1] + "…"
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
 def _where(paths: list[str]) -> str:
@@ -408,8 +474,14 @@ def _differences(label: str, values: dict[str, list[str]], loaded: dict[str, Any
     sets), else the values; each value with the logs that have it."""
     parsed = [loaded[v] for v in values]
     if all(isinstance(p, dict) for p in parsed):
-        keys = sorted({k for p in parsed for k in p if len({json.dumps(q.get(k), sort_keys=True, default=str)
-                                                              for q in parsed}) > 1})
+        keys = sorted(
+            {
+                k
+                for p in parsed
+                for k in p
+                if len({json.dumps(q.get(k), sort_keys=True, default=str) for q in parsed}) > 1
+            }
+        )
         parts = []
         for key in keys:
             by_value: dict[str, list[str]] = {}
@@ -482,7 +554,9 @@ def comparability(infos: list[LogCheck]) -> list[str]:
         models = Counter(g.model for g in group)
         for model, n in sorted(models.items()):
             if n > 1:
-                notes.append(f"{task}: model {model} appears in {n} logs "
-                             f"({', '.join(g.path for g in group if g.model == model)}); a leaderboard keeps one "
-                             "score per sample (the newest) where it de-duplicates, else counts both")
+                notes.append(
+                    f"{task}: model {model} appears in {n} logs "
+                    f"({', '.join(g.path for g in group if g.model == model)}); a leaderboard keeps one "
+                    "score per sample (the newest) where it de-duplicates, else counts both"
+                )
     return notes

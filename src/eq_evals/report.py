@@ -38,8 +38,10 @@ def route(selection: logcheck.Selection, sections: tuple[Section, ...]) -> tuple
     notes = []
     if unread:
         rateable = sorted(by_task)
-        notes.append("left out, no leaderboard reads these logs (generation logs are rated through their judging "
-                     f"task): {'; '.join(unread)}. Rateable tasks: {', '.join(rateable)}")
+        notes.append(
+            "left out, no leaderboard reads these logs (generation logs are rated through their judging "
+            f"task): {'; '.join(unread)}. Rateable tasks: {', '.join(rateable)}"
+        )
     return routed, notes
 
 
@@ -52,8 +54,16 @@ def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text(buffer.getvalue(), encoding="utf-8")
 
 
-def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 1000, seed: int = 0,
-        progress: bool = True, allow_mixed_datasets: bool = False, allow_partial: bool = False) -> dict[str, Any]:
+def run(
+    paths: list[str],
+    out_dir: str,
+    method: str = "bt",
+    bootstrap: int = 1000,
+    seed: int = 0,
+    progress: bool = True,
+    allow_mixed_datasets: bool = False,
+    allow_partial: bool = False,
+) -> dict[str, Any]:
     if method not in METHODS:
         raise EqEvalsError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
     sections = discover()
@@ -64,13 +74,28 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
     results: list[tuple[Section, Result]] = []
     shared: dict[str, Any] = {"logs": selection.kept}  # every gated log, for sections that look across benchmarks
     for section in sections:
-        inputs = Inputs(logs=routed[section.key], out_dir=out, method=method, bootstrap=bootstrap, seed=seed,
-                        progress=progress, allow_partial=allow_partial, shared=shared)
+        inputs = Inputs(
+            logs=routed[section.key],
+            out_dir=out,
+            method=method,
+            bootstrap=bootstrap,
+            seed=seed,
+            progress=progress,
+            allow_partial=allow_partial,
+            shared=shared,
+        )
         results.append((section, section.build(inputs)))
     warnings = selection.warnings + [w for _, r in results for w in r.warnings]
     if not any(not r.empty for _, r in results):
-        raise EqEvalsError("\n".join(["nothing to rate: the logs hold no judged comparisons and no scores any "
-                                      "leaderboard reads", *route_notes, *warnings]))
+        raise EqEvalsError(
+            "\n".join(
+                [
+                    "nothing to rate: the logs hold no judged comparisons and no scores any leaderboard reads",
+                    *route_notes,
+                    *warnings,
+                ]
+            )
+        )
     notes = [n for _, r in results for n in r.notes] + route_notes + [w.removeprefix("warning: ") for w in warnings]
     lines = ["# eq-evals leaderboard", ""]
     for _, r in results:
@@ -84,11 +109,18 @@ def run(paths: list[str], out_dir: str, method: str = "bt", bootstrap: int = 100
         csv_files.update(r.csv)
     for name, rows in csv_files.items():
         write_csv(out / name, rows)
-    result: dict[str, Any] = {"method": method, "description": METHODS[method],
-                              "bootstrap_rounds": bootstrap if method in BOOTSTRAP_METHODS else 0}
+    result: dict[str, Any] = {
+        "method": method,
+        "description": METHODS[method],
+        "bootstrap_rounds": bootstrap if method in BOOTSTRAP_METHODS else 0,
+    }
     for _, r in results:
         result.update(r.json)
-    result.update(objective_notes=notes, warnings=warnings, csv=sorted(csv_files),
-                  partial_logs=[i.as_dict() for i in selection.partial])
+    result.update(
+        objective_notes=notes,
+        warnings=warnings,
+        csv=sorted(csv_files),
+        partial_logs=[i.as_dict() for i in selection.partial],
+    )
     (out / "leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     return result

@@ -26,7 +26,7 @@ from eq_evals.logcheck import LogCheck
 class Inputs:
     """What the writer hands a section: its logs (already through the gate) and the run's options."""
 
-    logs: list[tuple[EvalLog, LogCheck]]    # complete logs, plus partial ones kept with --allow-partial
+    logs: list[tuple[EvalLog, LogCheck]]  # complete logs, plus partial ones kept with --allow-partial
     out_dir: Path
     method: str = "bt"
     bootstrap: int = 1000

@@ -34,7 +34,9 @@ def eq_evals_run(argv: list[str] | None = None) -> bool:
 def unscored_lines(log) -> list[str]:  # type: ignore[no-untyped-def]
     """The summary lines for one log (empty when every score is a number or the log is not ours)."""
     task = str(log.eval.task or "")
-    if not task.startswith("eq_evals/") or not any(s.unscored_samples for s in (log.results.scores if log.results else [])):
+    if not task.startswith("eq_evals/") or not any(
+        s.unscored_samples for s in (log.results.scores if log.results else [])
+    ):
         return []
     if log.samples is None:  # the CLI hands hooks header-only logs: read the samples for their reasons
         if not log.location:
@@ -45,10 +47,14 @@ def unscored_lines(log) -> list[str]:  # type: ignore[no-untyped-def]
         return []
     lines = []
     for scorer in sorted({s for s, _ in info.unscored}):
-        reasons = [(reason, n) for (s, reason), n in sorted(info.unscored.items(), key=lambda kv: -kv[1]) if s == scorer]
+        reasons = [
+            (reason, n) for (s, reason), n in sorted(info.unscored.items(), key=lambda kv: -kv[1]) if s == scorer
+        ]
         total = sum(n for _, n in reasons)
-        lines.append(f"{task.removeprefix('eq_evals/')}: {scorer}: {total} unscored, {info.scored.get(scorer, 0)} scored "
-                     "(unscored samples are left out of every metric, never counted as 0)")
+        lines.append(
+            f"{task.removeprefix('eq_evals/')}: {scorer}: {total} unscored, {info.scored.get(scorer, 0)} scored "
+            "(unscored samples are left out of every metric, never counted as 0)"
+        )
         lines += [f"  unscored x{n}: {reason}" for reason, n in reasons[:5]]
         if len(reasons) > 5:
             lines.append(f"  ... {len(reasons) - 5} more reason(s)")
@@ -85,5 +91,6 @@ def activate() -> None:
     global _ACTIVE
     if not _ACTIVE:
         _ACTIVE = True
-        hooks(name="eq_evals", description="eq_evals: record active judging's stops in its log; count unscored "
-                                           "samples")(EqEvalsHooks)
+        hooks(
+            name="eq_evals", description="eq_evals: record active judging's stops in its log; count unscored samples"
+        )(EqEvalsHooks)

@@ -34,7 +34,7 @@ epochs: {count: 1, reducer: mean}
 config: {max_tokens: 32}
 """
 
-COMPONENTS = '''
+COMPONENTS = """
 from inspect_ai.dataset import Sample
 from inspect_ai.scorer import Score, Target, mean, scorer
 
@@ -63,9 +63,9 @@ def toy_exact():
 
 
 register("scorer", "toy_exact")(toy_exact)
-'''
+"""
 
-LEADERBOARD = '''
+LEADERBOARD = """
 from eq_evals.core.text import fmt, markdown_table
 from eq_evals.sections import Inputs, Result, Section
 
@@ -82,9 +82,9 @@ def build(inputs: Inputs) -> Result:
 
 
 SECTIONS = [Section(key="toy", title="Toy", tasks=frozenset({"toy_echo"}), build=build, order=70)]
-'''
+"""
 
-CLI = '''
+CLI = """
 from eq_evals import logcheck
 from eq_evals.commands import add_group, add_parser
 
@@ -100,7 +100,7 @@ def register(sub) -> None:
     p = add_parser(group, "count", help="count the toy logs", examples=["eq-evals toy count logs/"])
     p.add_argument("logs", nargs="+")
     p.set_defaults(func=cmd_count)
-'''
+"""
 
 
 @pytest.fixture
@@ -110,10 +110,13 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (decl / "tasks" / "toy").mkdir(parents=True)
     (decl / "tasks" / "toy" / "toy_echo.yaml").write_text(DECLARATION, encoding="utf-8")
     (decl / "datasets" / "toy").mkdir(parents=True)
-    items = [{"id": "t1", "input": "say sunshine please", "keyword": "sunshine"},
-             {"id": "t2", "input": "a quiet evening", "keyword": "storm"}]
-    (decl / "datasets" / "toy" / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items),
-                                                         encoding="utf-8")
+    items = [
+        {"id": "t1", "input": "say sunshine please", "keyword": "sunshine"},
+        {"id": "t2", "input": "a quiet evening", "keyword": "storm"},
+    ]
+    (decl / "datasets" / "toy" / "items.jsonl").write_text(
+        "".join(json.dumps(i) + "\n" for i in items), encoding="utf-8"
+    )
     monkeypatch.setenv("EQ_EVALS_PATH", str(decl))
     # 2-5. one package: parts, a leaderboard section, a CLI verb (a folder on eq_evals' package path, as
     # src/eq_evals/toy/ would be)

@@ -11,9 +11,26 @@ from eq_evals.components import benchmarks
 
 SRC = Path(eq_evals.__file__).parent
 # the shared layers: every benchmark builds on them, so they may import no benchmark package
-SHARED = ["core", "pairwise", "providers", "ratings", "commands", "logcheck.py", "sections.py", "report.py",
-          "components.py", "engine.py", "resources.py", "errors.py", "doctor.py", "summary_hook.py", "cli.py",
-          "agreement_cli.py", "hub.py", "_registry.py"]
+SHARED = [
+    "core",
+    "pairwise",
+    "providers",
+    "ratings",
+    "commands",
+    "logcheck.py",
+    "sections.py",
+    "report.py",
+    "components.py",
+    "engine.py",
+    "resources.py",
+    "errors.py",
+    "doctor.py",
+    "summary_hook.py",
+    "cli.py",
+    "agreement_cli.py",
+    "hub.py",
+    "_registry.py",
+]
 
 
 def imported_modules(file: Path) -> list[tuple[int, str]]:
@@ -42,9 +59,12 @@ def test_the_benchmarks_are_discovered() -> None:
 
 def test_shared_layers_import_no_benchmark() -> None:
     names = benchmarks()
-    offending = [f"{file.relative_to(SRC)}:{line}: imports {module}"
-                 for file in shared_files() for line, module in imported_modules(file)
-                 if any(module == f"eq_evals.{b}" or module.startswith(f"eq_evals.{b}.") for b in names)]
+    offending = [
+        f"{file.relative_to(SRC)}:{line}: imports {module}"
+        for file in shared_files()
+        for line, module in imported_modules(file)
+        if any(module == f"eq_evals.{b}" or module.startswith(f"eq_evals.{b}.") for b in names)
+    ]
     assert offending == [], "shared layers must not import a benchmark package:\n" + "\n".join(offending)
 
 

@@ -30,7 +30,9 @@ def _children(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentPar
     return {}
 
 
-def _tree(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+def _tree(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
     out = [(path, parser)]
     for name, child in _children(parser).items():
         out += _tree(child, (*path, name))
@@ -82,8 +84,9 @@ def test_version() -> None:
     assert result.returncode == 0 and result.stdout.strip() == f"eq-evals {version('eq-evals')}"
 
 
-def test_benchmark_groups_are_discovered_not_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture) -> None:
+def test_benchmark_groups_are_discovered_not_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     """A new benchmark package with a cli module gets its group without an edit to the top-level CLI."""
     import eq_evals
     from eq_evals.commands import benchmark_modules
@@ -97,7 +100,9 @@ def test_benchmark_groups_are_discovered_not_listed(tmp_path: Path, monkeypatch:
         "def register(sub):\n"
         "    group = add_group(sub, 'zzbench', help='a test benchmark', examples=['eq-evals zzbench hello'])\n"
         "    p = add_parser(group, 'hello', help='say hello', examples=['eq-evals zzbench hello'])\n"
-        "    p.set_defaults(func=lambda args: print('hello from zzbench') or 0)\n", encoding="utf-8")
+        "    p.set_defaults(func=lambda args: print('hello from zzbench') or 0)\n",
+        encoding="utf-8",
+    )
     monkeypatch.setattr(eq_evals, "__path__", [*eq_evals.__path__, str(tmp_path)])
     try:
         assert main(["zzbench", "hello"]) == 0
@@ -107,8 +112,9 @@ def test_benchmark_groups_are_discovered_not_listed(tmp_path: Path, monkeypatch:
             sys.modules.pop(name, None)
 
 
-def test_generic_validate_runs_facet_and_old_options_are_a_deprecated_alias(tmp_path: Path,
-                                                                            capsys: pytest.CaptureFixture) -> None:
+def test_generic_validate_runs_facet_and_old_options_are_a_deprecated_alias(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     file = tmp_path / "items.jsonl"
     file.write_text('{"id": "x"}\n', encoding="utf-8")
     assert main(["validate", str(file)]) == 1  # FACET's validator ran: a schema error
@@ -119,8 +125,10 @@ def test_generic_validate_runs_facet_and_old_options_are_a_deprecated_alias(tmp_
     # the spelling from before the facet group: FACET's options on the generic command still work, with a note
     assert main(["validate", str(file), "--skip", "text_classifier", "--margin", "0.3"]) == 1
     err = capsys.readouterr().err.splitlines()
-    assert err == ["eq-evals: note: `eq-evals validate` with facet's options (--skip, --margin) is deprecated; "
-                   "use `eq-evals facet validate`"]
+    assert err == [
+        "eq-evals: note: `eq-evals validate` with facet's options (--skip, --margin) is deprecated; "
+        "use `eq-evals facet validate`"
+    ]
 
 
 def test_doctor_alias_check(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -165,8 +173,10 @@ def test_list_explains_tasks_built_from_logs_and_counts_sage() -> None:
 def test_list_unknown_benchmark_or_task_is_an_error_naming_the_known_ones() -> None:
     result = run_cli("list", "--benchmark", "nosuch")
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr == "eq-evals: error: unknown benchmark 'nosuch'; known benchmarks: facet, heart, judges, " \
-                            "longemotion, pace, sage\n"
+    assert (
+        result.stderr == "eq-evals: error: unknown benchmark 'nosuch'; known benchmarks: facet, heart, judges, "
+        "longemotion, pace, sage\n"
+    )
     assert run_cli("list", "--benchmark", "FACET").returncode == 0
     task = run_cli("list", "facet_hiden")
     assert task.returncode == 2 and "unknown task 'facet_hiden'; did you mean eq_evals/facet_hidden" in task.stderr
@@ -174,8 +184,12 @@ def test_list_unknown_benchmark_or_task_is_an_error_naming_the_known_ones() -> N
 
 def test_a_closed_pipe_ends_the_listing_quietly() -> None:
     """`eq-evals list | head`: the reader is gone before the listing writes; no traceback."""
-    proc = subprocess.Popen([sys.executable, "-m", "eq_evals.cli", "list", "--long"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "eq_evals.cli", "list", "--long"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     proc.stdout.close()  # before the child has written anything (its imports take a second)
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 141
@@ -187,8 +201,9 @@ def test_unknown_command_fails_cleanly() -> None:
     assert result.returncode == 2 and "invalid choice" in result.stderr
 
 
-def test_cli_warning_without_source_line_and_clean_paths(tmp_path: Path, capsys: pytest.CaptureFixture,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_warning_without_source_line_and_clean_paths(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import eq_evals.commands.listing as listing
 
     def noisy(args) -> int:  # noqa: ANN001

@@ -34,8 +34,17 @@ def examples() -> list[tuple[str, int, list[str]]]:
 
 
 def test_the_documented_workflows_have_examples() -> None:
-    assert {name for name, _, _ in examples()} >= {"pairwise.md", "sage.md", "heart.md", "pace.md", "facet.md", "hub.md",
-                                                   "longemotion.md", "ratings.md", "pace-weights.md"}
+    assert {name for name, _, _ in examples()} >= {
+        "pairwise.md",
+        "sage.md",
+        "heart.md",
+        "pace.md",
+        "facet.md",
+        "hub.md",
+        "longemotion.md",
+        "ratings.md",
+        "pace-weights.md",
+    }
 
 
 @pytest.mark.parametrize(("doc", "index", "commands"), examples(), ids=lambda x: x if isinstance(x, str) else None)
@@ -78,7 +87,9 @@ def test_example_runs(doc: str, index: int, commands: list[str], tmp_path: Path)
     if doc == "pace.md":
         assert "## PACE composite EQ" in done.stdout and "Thurstone-Mosteller" in done.stdout
     if doc == "longemotion.md":
-        assert "| eq_evals/scripted-le_oracle | coem | fixtures |" in done.stdout and "not on LongEmotion" in done.stdout
+        assert (
+            "| eq_evals/scripted-le_oracle | coem | fixtures |" in done.stdout and "not on LongEmotion" in done.stdout
+        )
         assert "| eq_evals/scripted-echo | rag | fixtures |" in done.stdout
     if doc == "sage.md":
         assert "eq_evals/scripted-echo" in done.stdout
@@ -103,9 +114,15 @@ def test_worked_example_adds_a_task_without_python(tmp_path: Path, monkeypatch: 
 
     assert "facet_crisis_nodefs" in {d.spec.name for d in load_declarations()}
     register_all()
-    [log] = inspect_eval("eq_evals/facet_crisis_nodefs", model="eq_evals/scripted-oracle",
-                         task_args={"language": "zh"}, epochs=1, limit=3, log_dir=str(tmp_path / "logs"),
-                         display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_crisis_nodefs",
+        model="eq_evals/scripted-oracle",
+        task_args={"language": "zh"},
+        epochs=1,
+        limit=3,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
     assert log.status == "success"
     assert log.results.scores[0].metrics["mean"].value == 1.0
     prompt = log.samples[0].messages[0].text

@@ -27,14 +27,26 @@ def test_every_built_task_matches_the_committed_snapshot(monkeypatch: pytest.Mon
 def test_merge_nested_mappings_key_by_key_and_replaces_lists_and_scalars() -> None:
     from eq_evals.engine import merge
 
-    base = {"a": 1, "config": {"max_tokens": 128, "stop_seqs": ["</answer>"]}, "metrics": ["mean", "stderr"],
-            "parameters": {"language": {"type": "str", "default": "en", "choices": ["en", "zh"]}}}
-    override = {"config": {"max_tokens": 4096}, "metrics": ["accuracy"], "b": 2,
-                "parameters": {"language": {"default": "zh", "choices": ["zh"]}, "split": {"type": "str"}}}
+    base = {
+        "a": 1,
+        "config": {"max_tokens": 128, "stop_seqs": ["</answer>"]},
+        "metrics": ["mean", "stderr"],
+        "parameters": {"language": {"type": "str", "default": "en", "choices": ["en", "zh"]}},
+    }
+    override = {
+        "config": {"max_tokens": 4096},
+        "metrics": ["accuracy"],
+        "b": 2,
+        "parameters": {"language": {"default": "zh", "choices": ["zh"]}, "split": {"type": "str"}},
+    }
     merged = merge(base, override)
-    assert merged == {"a": 1, "config": {"max_tokens": 4096, "stop_seqs": ["</answer>"]}, "metrics": ["accuracy"],
-                      "parameters": {"language": {"type": "str", "default": "zh", "choices": ["zh"]},
-                                     "split": {"type": "str"}}, "b": 2}
+    assert merged == {
+        "a": 1,
+        "config": {"max_tokens": 4096, "stop_seqs": ["</answer>"]},
+        "metrics": ["accuracy"],
+        "parameters": {"language": {"type": "str", "default": "zh", "choices": ["zh"]}, "split": {"type": "str"}},
+        "b": 2,
+    }
     assert list(merged) == ["a", "config", "metrics", "parameters", "b"]  # the base's order, new keys after
     assert list(merged["parameters"]) == ["language", "split"]
     assert base["config"] == {"max_tokens": 128, "stop_seqs": ["</answer>"]}  # the inputs are left as they were
@@ -72,21 +84,29 @@ def _write(folder, name: str, text: str):
 
 
 def _task(name: str, include: str, extra: str = "") -> str:
-    return f"include: {include}\nname: {name}\ndescription: \"A test task.\"\npaper: \"FACET §4.2\"\n{extra}"
+    return f'include: {include}\nname: {name}\ndescription: "A test task."\npaper: "FACET §4.2"\n{extra}'
 
 
 def test_a_declaration_extends_and_overrides_its_fragment(tmp_path) -> None:
     from eq_evals.engine import build_task, parse_declaration
 
     _write(tmp_path, "_base.yaml", FRAGMENT)
-    path = _write(tmp_path, "my_task.yaml", _task("my_task", "_base.yaml", """
+    path = _write(
+        tmp_path,
+        "my_task.yaml",
+        _task(
+            "my_task",
+            "_base.yaml",
+            """
 parameters:
   language: {default: zh}
   split: {type: str, default: all, choices: [all, single, multi], description: "Split."}
 metrics: [mean]
 epochs: {count: 1}
 config: {max_tokens: 64}
-"""))
+""",
+        ),
+    )
     decl = parse_declaration(path)
     spec = decl.spec
     assert list(spec.parameters) == ["language", "normalize_labels", "split"]
@@ -134,12 +154,19 @@ def test_a_user_overlay_includes_the_bundled_fragments(tmp_path, monkeypatch: py
     from eq_evals.resources import declarative_root
 
     monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path))
-    extra = 'version: 1\ndataset:\n  args: {dimensions: [crisis_recognition]}\n'
+    extra = "version: 1\ndataset:\n  args: {dimensions: [crisis_recognition]}\n"
     same_folder = _write(tmp_path / "tasks" / "facet", "my_crisis.yaml", _task("my_crisis", "_objective.yaml", extra))
     decl = parse_declaration(same_folder)
     assert decl.layers[-2][0] == declarative_root() / "tasks" / "facet" / "_objective.yaml"
-    assert decl.spec.scorer == [{"facet_objective": {"rules": "facet/objective.yaml", "normalize": "${normalize_labels}",
-                                                     "cross_language": "${cross_language_labels}"}}]
+    assert decl.spec.scorer == [
+        {
+            "facet_objective": {
+                "rules": "facet/objective.yaml",
+                "normalize": "${normalize_labels}",
+                "cross_language": "${cross_language_labels}",
+            }
+        }
+    ]
     assert len(build_task(decl, language="zh").dataset) == 60
     by_path = _write(tmp_path / "tasks", "my_crisis2.yaml", _task("my_crisis2", "facet/_objective.yaml", extra))
     assert parse_declaration(by_path).spec.epochs.count == 3
@@ -177,8 +204,9 @@ def test_an_include_cycle_is_named_with_its_chain(tmp_path) -> None:
         parse_declaration(path)
     assert info.value.file == str(tmp_path / "_b.yaml") and info.value.key == "include"
     assert "include cycle " in info.value.problem
-    assert info.value.problem.endswith("my_task.yaml -> " + " -> ".join(str(tmp_path / n) for n in
-                                                                       ("_a.yaml", "_b.yaml", "_a.yaml")))
+    assert info.value.problem.endswith(
+        "my_task.yaml -> " + " -> ".join(str(tmp_path / n) for n in ("_a.yaml", "_b.yaml", "_a.yaml"))
+    )
     itself = _write(tmp_path, "my_task.yaml", _task("my_task", "my_task.yaml"))
     with pytest.raises(DeclarationError, match="my_task.yaml: include: my_task.yaml is already being included"):
         parse_declaration(itself)
@@ -215,7 +243,11 @@ def test_an_error_in_an_included_key_names_the_fragment_that_set_it(tmp_path) ->
     from eq_evals.engine import parse_declaration
     from eq_evals.errors import DeclarationError
 
-    _write(tmp_path, "_base.yaml", FRAGMENT.replace("- generate: {}", "- generat: {}").replace("default: en,", "default: fr,"))
+    _write(
+        tmp_path,
+        "_base.yaml",
+        FRAGMENT.replace("- generate: {}", "- generat: {}").replace("default: en,", "default: fr,"),
+    )
     path = _write(tmp_path, "my_task.yaml", _task("my_task", "_base.yaml", "parameters:\n  language: {default: zh}\n"))
     with pytest.raises(DeclarationError) as info:
         parse_declaration(path)
@@ -235,8 +267,9 @@ def test_an_error_in_an_included_key_names_the_fragment_that_set_it(tmp_path) ->
     assert info.value.key == "parameters.normalize_labels.type" and "(set in " in info.value.problem
 
 
-
-def test_the_documented_overlay_example_includes_the_bundled_fragment(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_documented_overlay_example_includes_the_bundled_fragment(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """docs/adding-a-task.md, "Fragments": the user's variant of facet_crisis, in an EQ_EVALS_PATH folder."""
     import re
     from pathlib import Path

@@ -70,13 +70,25 @@ def test_valid_declaration_builds_a_task(tmp_path: Path) -> None:
         (lambda t: t.replace('description: "A test task."\n', ""), "description", "Field required"),
         (lambda t: t.replace("- generate: {}", "- generat: {}"), "solver[1]", "unknown solver 'generat'"),
         (lambda t: t.replace("facet_objective: {}", "facet_objectiv: {}"), "scorer[0]", "unknown scorer"),
-        (lambda t: t.replace('"${language}"', '"${lang}"'), "dataset.adapter", "${lang} does not name a declared parameter"),
+        (
+            lambda t: t.replace('"${language}"', '"${lang}"'),
+            "dataset.adapter",
+            "${lang} does not name a declared parameter",
+        ),
         (lambda t: t.replace("default: en,", "default: [en],"), "parameters.language.default", "expected str"),
         (lambda t: t.replace("default: en,", "default: fr,"), "parameters.language.default", "is not one of"),
         (lambda t: t.replace("facet/objective.yaml", "facet/nope.yaml"), "solver[0]", "does not exist"),
-        (lambda t: t.replace("metrics: [mean, stderr]", "config: {temperatur: 1}\nmetrics: [mean]"), "config", "invalid generate config"),
+        (
+            lambda t: t.replace("metrics: [mean, stderr]", "config: {temperatur: 1}\nmetrics: [mean]"),
+            "config",
+            "invalid generate config",
+        ),
         (lambda t: t.replace("template_by: dimension", "template: nope"), "solver[0]", "has no template 'nope'"),
-        (lambda t: t.replace("template_by: dimension}", "template_by: dimension, bogus: 1}"), "solver[0]", "bad arguments"),
+        (
+            lambda t: t.replace("template_by: dimension}", "template_by: dimension, bogus: 1}"),
+            "solver[0]",
+            "bad arguments",
+        ),
         (lambda t: t.replace("metrics: [mean, stderr]", "metrics: [meen]"), "metrics[0]", "unknown metric"),
         (lambda t: t.replace("reducer: mean", "reducer: avg"), "epochs.reducer", "not one of"),
         (lambda t: t.replace("count: 2", "count: 0"), "epochs.count", "greater than or equal to 1"),
@@ -127,7 +139,9 @@ def test_bad_task_argument_is_a_clear_error() -> None:
 
 def test_required_parameter(tmp_path: Path) -> None:
     text = VALID.format(name="tmp_task").replace(
-        'description: "Language."}', 'description: "Language."}\n  logs: {type: str, required: true, description: "Logs."}')
+        'description: "Language."}',
+        'description: "Language."}\n  logs: {type: str, required: true, description: "Logs."}',
+    )
     decl = parse_declaration(write(tmp_path, "tmp_task", text))
     with pytest.raises(EqEvalsError, match=r"tmp_task: parameter -T logs=\.\.\. is required: Logs\."):
         build_task(decl)

@@ -19,8 +19,14 @@ from eq_evals.facet.answers import extract_answer
 
 REPO = Path(__file__).resolve().parents[2]
 TASK_FILES = sorted(p for p in (REPO / "tasks").glob("**/*.yaml") if not is_fragment(p))
-FACET_OBJECTIVE = ["facet_apparent", "facet_hidden", "facet_prediction", "facet_social", "facet_crisis",
-                   "facet_objective"]
+FACET_OBJECTIVE = [
+    "facet_apparent",
+    "facet_hidden",
+    "facet_prediction",
+    "facet_social",
+    "facet_crisis",
+    "facet_objective",
+]
 
 
 @pytest.mark.parametrize("path", TASK_FILES, ids=lambda p: p.stem)
@@ -43,28 +49,45 @@ def _model_configs(log) -> list:
 
 
 def test_yaml_config_reaches_the_model_and_the_command_line_wins(tmp_path) -> None:
-    [log] = inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-oracle", limit=2, epochs=1,
-                         log_dir=str(tmp_path / "a"), display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_hidden",
+        model="eq_evals/scripted-oracle",
+        limit=2,
+        epochs=1,
+        log_dir=str(tmp_path / "a"),
+        display="none",
+    )
     assert log.status == "success"
     configs = _model_configs(log)
     assert configs and all(c.max_tokens == 128 and c.stop_seqs == ["</answer>"] for c in configs)
     # --max-tokens / --stop-seqs / --temperature on the command line go through the same eval() arguments
-    [log] = inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-oracle", limit=2, epochs=1,
-                         max_tokens=7, stop_seqs=["END"], temperature=0.3,
-                         log_dir=str(tmp_path / "b"), display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_hidden",
+        model="eq_evals/scripted-oracle",
+        limit=2,
+        epochs=1,
+        max_tokens=7,
+        stop_seqs=["END"],
+        temperature=0.3,
+        log_dir=str(tmp_path / "b"),
+        display="none",
+    )
     configs = _model_configs(log)
     assert configs and all(c.max_tokens == 7 and c.stop_seqs == ["END"] and c.temperature == 0.3 for c in configs)
     assert log.plan.config.max_tokens == 7
 
 
-@pytest.mark.parametrize("completion, expected", [
-    ("<answer>anger</answer>", ("anger", True)),
-    ("I think it is <answer>anger", ("anger", True)),                 # stopped at </answer>, tag dropped
-    ("<answer>fear</answer> no, <answer>anger", ("anger", True)),     # the open block is the last one
-    ("<answer>fear</answer> and then <answer>", ("fear", True)),      # an empty open block does not count
-    ("<answer>fear</answer> because...", ("fear", True)),
-    ("just prose, anger", ("just prose, anger", False)),
-])
+@pytest.mark.parametrize(
+    "completion, expected",
+    [
+        ("<answer>anger</answer>", ("anger", True)),
+        ("I think it is <answer>anger", ("anger", True)),  # stopped at </answer>, tag dropped
+        ("<answer>fear</answer> no, <answer>anger", ("anger", True)),  # the open block is the last one
+        ("<answer>fear</answer> and then <answer>", ("fear", True)),  # an empty open block does not count
+        ("<answer>fear</answer> because...", ("fear", True)),
+        ("just prose, anger", ("just prose, anger", False)),
+    ],
+)
 def test_an_answer_block_left_open_by_the_stop_sequence_is_read(completion, expected) -> None:
     assert extract_answer(completion) == expected
 
@@ -74,8 +97,9 @@ def _list(env_offline: str | None, *args: str) -> str:
     if env_offline is not None:
         env["HF_HUB_OFFLINE"] = env_offline
     env["HF_HOME"] = os.environ.get("TMPDIR", "/tmp") + "/eq-evals-empty-hf-home"  # an empty Hub cache
-    result = subprocess.run([sys.executable, "-m", "eq_evals.cli", "list", *args], capture_output=True, text=True,
-                            timeout=180, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "eq_evals.cli", "list", *args], capture_output=True, text=True, timeout=180, env=env
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 

@@ -27,15 +27,27 @@ def _jsonl(path: Path, *records: dict[str, Any]) -> Path:
     return path
 
 
-@pytest.mark.parametrize("text, seen", [("hello", True), ("你好", True), (" \u200bx\u200b ", True), (INVISIBLE, False),
-                                        (" \t\n", False), ("\u3164\u00ad\u200e", False)])
+@pytest.mark.parametrize(
+    "text, seen",
+    [
+        ("hello", True),
+        ("你好", True),
+        (" \u200bx\u200b ", True),
+        (INVISIBLE, False),
+        (" \t\n", False),
+        ("\u3164\u00ad\u200e", False),
+    ],
+)
 def test_visible(text: str, seen: bool) -> None:
     assert visible(text) is seen
 
 
 def test_the_shared_check_names_file_row_field_and_the_characters() -> None:
-    with pytest.raises(DataError, match=r"^f.jsonl, line 3: field 'query' has no visible character, only "
-                                        r"invisible ones \(U\+200B, U\+200C, U\+200D, U\+2060, U\+FEFF\)$"):
+    with pytest.raises(
+        DataError,
+        match=r"^f.jsonl, line 3: field 'query' has no visible character, only "
+        r"invisible ones \(U\+200B, U\+200C, U\+200D, U\+2060, U\+FEFF\)$",
+    ):
         check_text(INVISIBLE, "f.jsonl", "line 3", "query")
     with pytest.raises(DataError, match="field 'query' is only whitespace"):
         check_text(" \n", "f.jsonl", "line 3", "query")
@@ -67,7 +79,9 @@ def test_heart_refuses_an_invisible_turn_or_reference(tmp_path: Path) -> None:
     assert len(project_samples(_jsonl(tmp_path / "h.jsonl", record))) == 1
     turns = list(record["dialogue_history"])
     bad = {**record, "dialogue_history": [*turns[:-1], INVISIBLE]}
-    with pytest.raises(DataError, match=rf"h.jsonl, row 2: field 'dialogue_history\[{len(turns) - 1}\]' has no visible"):
+    with pytest.raises(
+        DataError, match=rf"h.jsonl, row 2: field 'dialogue_history\[{len(turns) - 1}\]' has no visible"
+    ):
         project_samples(_jsonl(tmp_path / "h.jsonl", {**record, "id": "other"}, bad))
     with pytest.raises(DataError, match=r"h.jsonl, row 1: field 'reference_response' has no visible"):
         project_samples(_jsonl(tmp_path / "h.jsonl", {**record, "reference_response": INVISIBLE}))

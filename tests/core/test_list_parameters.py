@@ -15,9 +15,9 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
 import eq_evals._registry  # noqa: F401
-from eq_evals.heart.leaderboard import score_records
 from eq_evals.engine import ParamDecl, coerce, comma_list, parse_declaration, register_all
 from eq_evals.errors import DeclarationError, EqEvalsError
+from eq_evals.heart.leaderboard import score_records
 
 HEART_FIXTURE = str(Path(__file__).resolve().parents[1] / "fixtures" / "heart_histories.jsonl")
 LIST_PARAMETERS = {
@@ -31,17 +31,20 @@ LIST_PARAMETERS = {
 }
 
 
-@pytest.mark.parametrize("value, expected", [
-    (["a", "b"], "a,b"),                     # -T x=a,b
-    ("a,b", "a,b"),                          # Python, YAML default
-    (" a , b,", "a,b"),                      # spaces and empty items dropped
-    (["reference", "logs/"], "reference,logs/"),
-    ([2, 4, 4, 4], "2,4,4,4"),               # -T top_k='[2, 4, 4, 4]'
-    (["2", "4", "4", "4"], "2,4,4,4"),       # -T top_k=2,4,4,4
-    (4, "4"),                                # -T stages=4 arrives as an int
-    ("", ""),
-    ([], ""),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (["a", "b"], "a,b"),  # -T x=a,b
+        ("a,b", "a,b"),  # Python, YAML default
+        (" a , b,", "a,b"),  # spaces and empty items dropped
+        (["reference", "logs/"], "reference,logs/"),
+        ([2, 4, 4, 4], "2,4,4,4"),  # -T top_k='[2, 4, 4, 4]'
+        (["2", "4", "4", "4"], "2,4,4,4"),  # -T top_k=2,4,4,4
+        (4, "4"),  # -T stages=4 arrives as an int
+        ("", ""),
+        ([], ""),
+    ],
+)
 def test_a_list_parameter_has_one_form(value, expected) -> None:
     assert comma_list(value) == expected
     assert coerce(ParamDecl(type="str", description="x", list=True), value) == expected
@@ -63,7 +66,8 @@ def test_a_list_parameter_is_a_str(tmp_path: Path) -> None:
     from test_engine import VALID
 
     text = VALID.format(name="tmp_task").replace(
-        'description: "Language."}', 'description: "Language."}\n  n: {type: int, list: true, description: "N."}')
+        'description: "Language."}', 'description: "Language."}\n  n: {type: int, list: true, description: "N."}'
+    )
     (tmp_path / "tmp_task.yaml").write_text(text, encoding="utf-8")
     with pytest.raises(DeclarationError) as info:
         parse_declaration(tmp_path / "tmp_task.yaml")
@@ -91,8 +95,13 @@ def test_a_list_reaches_the_scorer_as_a_comma_separated_string() -> None:
 
 def test_list_shows_the_form() -> None:
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    out = subprocess.run([sys.executable, "-m", "eq_evals.cli", "list", "facet_pairwise"], capture_output=True,
-                         text=True, timeout=180, env=env).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "eq_evals.cli", "list", "facet_pairwise"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+    ).stdout
     assert "-T dimensions=None (str, comma-separated list: a,b or [a, b]): Comma-separated subset" in out
     assert "-T language='all' (str ['en', 'zh', 'all'])" in out
 
@@ -104,9 +113,14 @@ def test_list_shows_the_form() -> None:
 def inspect_cli(cwd: Path, *args: str) -> Path:
     """``inspect eval ...`` in a subprocess (as a user types it); returns the one log it wrote."""
     logs = cwd / "cli-logs"
-    result = subprocess.run([sys.executable, "-m", "inspect_ai", "eval", *args, "--log-dir", str(logs),
-                             "--display", "plain"], cwd=cwd, capture_output=True, text=True, timeout=300,
-                            env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    result = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", *args, "--log-dir", str(logs), "--display", "plain"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, HF_HUB_OFFLINE="1"),
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     [path] = list(logs.glob("*.eval"))
     path = path.rename(cwd / path.name)
@@ -114,34 +128,72 @@ def inspect_cli(cwd: Path, *args: str) -> Path:
 
 
 def test_facet_pairwise_logs_and_dimensions_from_the_command_line(tmp_path: Path) -> None:
-    gen = inspect_eval("eq_evals/facet_interaction", model=["eq_evals/scripted-echo", "eq_evals/scripted-oracle"],
-                       sample_id=["pa-shared-001-en", "pa-shared-002-en"], log_dir=str(tmp_path / "gen"),
-                       display="none")
+    gen = inspect_eval(
+        "eq_evals/facet_interaction",
+        model=["eq_evals/scripted-echo", "eq_evals/scripted-oracle"],
+        sample_id=["pa-shared-001-en", "pa-shared-002-en"],
+        log_dir=str(tmp_path / "gen"),
+        display="none",
+    )
     a, b = (Path(log.location) for log in gen)
-    path = inspect_cli(tmp_path, "eq_evals/facet_pairwise", "-T", f"logs={a},{b}",
-                       "-T", "dimensions=emotion_matching,empathetic_understanding", "-T", "pairing=round_robin",
-                       "--model", "none", "--model-role", "grader=eq_evals/scripted-judge")
+    path = inspect_cli(
+        tmp_path,
+        "eq_evals/facet_pairwise",
+        "-T",
+        f"logs={a},{b}",
+        "-T",
+        "dimensions=emotion_matching,empathetic_understanding",
+        "-T",
+        "pairing=round_robin",
+        "--model",
+        "none",
+        "--model-role",
+        "grader=eq_evals/scripted-judge",
+    )
     log = read_eval_log(str(path))
     assert log.status == "success" and log.eval.task == "eq_evals/facet_pairwise"
     assert log.eval.task_args["dimensions"] == ["emotion_matching", "empathetic_understanding"]  # as Inspect got it
     # two prompts x two dimensions x one pair of models
-    assert sorted(s.metadata["dimension"] for s in log.samples) == ["emotion_matching"] * 2 + ["empathetic_understanding"] * 2
+    assert (
+        sorted(s.metadata["dimension"] for s in log.samples)
+        == ["emotion_matching"] * 2 + ["empathetic_understanding"] * 2
+    )
     from eq_evals.logcheck import check
 
     assert check(log, str(path)).task_args["dimensions"] == "emotion_matching,empathetic_understanding"
 
 
 def test_heart_judge_roles_and_opponents_from_the_command_line(tmp_path: Path) -> None:
-    [earlier] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-warm",
-                             model_roles={"grader": "eq_evals/scripted-hjudge"}, limit=2,
-                             task_args={"source": HEART_FIXTURE, "subset": "regular"}, log_dir=str(tmp_path / "gen"),
-                             display="none")
+    [earlier] = inspect_eval(
+        "eq_evals/heart",
+        model="eq_evals/scripted-heart-warm",
+        model_roles={"grader": "eq_evals/scripted-hjudge"},
+        limit=2,
+        task_args={"source": HEART_FIXTURE, "subset": "regular"},
+        log_dir=str(tmp_path / "gen"),
+        display="none",
+    )
     assert earlier.status == "success", earlier.error
-    path = inspect_cli(tmp_path, "eq_evals/heart", "-T", f"source={HEART_FIXTURE}", "-T", "subset=regular",
-                       "-T", "judge_roles=judge_one,judge_two", "-T", f"opponents=reference,{earlier.location}",
-                       "--model", "eq_evals/scripted-heart-plain", "--limit", "2",
-                       "--model-role", "judge_one=eq_evals/scripted-hjudge",
-                       "--model-role", "judge_two=eq_evals/scripted-hjudge-mild")
+    path = inspect_cli(
+        tmp_path,
+        "eq_evals/heart",
+        "-T",
+        f"source={HEART_FIXTURE}",
+        "-T",
+        "subset=regular",
+        "-T",
+        "judge_roles=judge_one,judge_two",
+        "-T",
+        f"opponents=reference,{earlier.location}",
+        "--model",
+        "eq_evals/scripted-heart-plain",
+        "--limit",
+        "2",
+        "--model-role",
+        "judge_one=eq_evals/scripted-hjudge",
+        "--model-role",
+        "judge_two=eq_evals/scripted-hjudge-mild",
+    )
     log = read_eval_log(str(path))
     assert log.status == "success", log.error
     records = [r for s in log.samples for r in score_records(s.scores["heart_pairwise"])]
@@ -150,9 +202,22 @@ def test_heart_judge_roles_and_opponents_from_the_command_line(tmp_path: Path) -
 
 
 def test_longemotion_expression_emotions_from_the_command_line(tmp_path: Path) -> None:
-    path = inspect_cli(tmp_path, "eq_evals/longemotion_expression", "-T", "fixtures=true",
-                       "-T", "emotions=Embarrassment,Guilt", "-T", "top_k=2,4,4,4", "--epochs", "1",
-                       "--model", "eq_evals/scripted-le_oracle", "--model-role", "grader=eq_evals/scripted-le_judge")
+    path = inspect_cli(
+        tmp_path,
+        "eq_evals/longemotion_expression",
+        "-T",
+        "fixtures=true",
+        "-T",
+        "emotions=Embarrassment,Guilt",
+        "-T",
+        "top_k=2,4,4,4",
+        "--epochs",
+        "1",
+        "--model",
+        "eq_evals/scripted-le_oracle",
+        "--model-role",
+        "grader=eq_evals/scripted-le_judge",
+    )
     log = read_eval_log(str(path))
     assert log.status == "success", log.error
     assert [s.metadata["emotion"] for s in log.samples] == ["Embarrassment"]  # of Anger x3, Embarrassment x1

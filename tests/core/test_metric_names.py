@@ -37,8 +37,15 @@ def test_by_group_names_and_values() -> None:
 
 
 def test_every_metric_name_is_readable(log_dir: str) -> None:
-    [facet] = inspect_eval("eq_evals/facet_objective", model="eq_evals/scripted-half", task_args={"language": "all"},
-                           epochs=1, limit=12, log_dir=log_dir, display="none")
+    [facet] = inspect_eval(
+        "eq_evals/facet_objective",
+        model="eq_evals/scripted-half",
+        task_args={"language": "all"},
+        epochs=1,
+        limit=12,
+        log_dir=log_dir,
+        display="none",
+    )
     names = {n for s in facet.results.scores for n in s.metrics}
     assert {"mean_en", "stderr_en", "objective_average_en"} <= names
     assert not [n for n in names if "grouped" in n or ":" in n], names

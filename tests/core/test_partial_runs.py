@@ -42,15 +42,38 @@ def cut(path: Path, out: Path, keep: int, status: str = "cancelled") -> Path:
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("partial")
-    inspect_eval("eq_evals/facet_naturalness", model=MODELS, task_args={"language": "en"}, limit=6,
-                 log_dir=str(root / "gen"), display="none")
-    [judged] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                            task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "judged"), display="none")
-    inspect_eval("eq_evals/facet_hidden", model=["eq_evals/scripted-oracle", "eq_evals/scripted-half"],
-                 task_args={"language": "en"}, limit=20, log_dir=str(root / "objective"), display="none")
+    inspect_eval(
+        "eq_evals/facet_naturalness",
+        model=MODELS,
+        task_args={"language": "en"},
+        limit=6,
+        log_dir=str(root / "gen"),
+        display="none",
+    )
+    [judged] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-judge"},
+        task_args={"logs": str(root / "gen"), "pairing": "round_robin"},
+        log_dir=str(root / "judged"),
+        display="none",
+    )
+    inspect_eval(
+        "eq_evals/facet_hidden",
+        model=["eq_evals/scripted-oracle", "eq_evals/scripted-half"],
+        task_args={"language": "en"},
+        limit=20,
+        log_dir=str(root / "objective"),
+        display="none",
+    )
     cancelled = interrupt_a_run(root / "cancelled")
-    return {"root": root, "gen": root / "gen", "judged": Path(judged.location), "objective": root / "objective",
-            "cancelled": cancelled}
+    return {
+        "root": root,
+        "gen": root / "gen",
+        "judged": Path(judged.location),
+        "objective": root / "objective",
+        "cancelled": cancelled,
+    }
 
 
 def test_a_real_interrupted_run_is_recognised_as_partial(logs: dict[str, Path]) -> None:
@@ -61,8 +84,9 @@ def test_a_real_interrupted_run_is_recognised_as_partial(logs: dict[str, Path]) 
     assert info.state().startswith("partial: status cancelled, ") and "of 60 samples completed" in info.state()
 
 
-def test_ratings_skip_a_cancelled_objective_log_with_a_warning(logs: dict[str, Path], tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture) -> None:
+def test_ratings_skip_a_cancelled_objective_log_with_a_warning(
+    logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     assert cli(["ratings", str(logs["objective"]), str(logs["cancelled"]), "--out", str(tmp_path), "--quiet"]) == 0
     captured = capsys.readouterr()
     assert f"skipped {logs['cancelled']}" in captured.err and "status cancelled" in captured.err
@@ -73,8 +97,9 @@ def test_ratings_skip_a_cancelled_objective_log_with_a_warning(logs: dict[str, P
 
 
 def test_ratings_with_allow_partial_mark_the_cancelled_model_partial(logs: dict[str, Path], tmp_path: Path) -> None:
-    result = ratings([str(logs["objective"]), str(logs["cancelled"])], str(tmp_path), progress=False,
-                     allow_partial=True)
+    result = ratings(
+        [str(logs["objective"]), str(logs["cancelled"])], str(tmp_path), progress=False, allow_partial=True
+    )
     wrong = result["objective"]["en"]["eq_evals/scripted-wrong"]
     assert wrong["partial_run"] is True
     assert "partial_run" not in result["objective"]["en"]["eq_evals/scripted-oracle"]
@@ -84,10 +109,17 @@ def test_ratings_with_allow_partial_mark_the_cancelled_model_partial(logs: dict[
 
 
 def test_a_partial_log_superseded_by_a_complete_rerun_is_not_marked(logs: dict[str, Path], tmp_path: Path) -> None:
-    inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-wrong", task_args={"language": "en"}, limit=20,
-                 log_dir=str(tmp_path / "rerun"), display="none")
-    result = ratings([str(logs["cancelled"]), str(tmp_path / "rerun")], str(tmp_path / "out"), progress=False,
-                     allow_partial=True)
+    inspect_eval(
+        "eq_evals/facet_hidden",
+        model="eq_evals/scripted-wrong",
+        task_args={"language": "en"},
+        limit=20,
+        log_dir=str(tmp_path / "rerun"),
+        display="none",
+    )
+    result = ratings(
+        [str(logs["cancelled"]), str(tmp_path / "rerun")], str(tmp_path / "out"), progress=False, allow_partial=True
+    )
     assert "partial_run" not in result["objective"]["en"]["eq_evals/scripted-wrong"]  # every kept score is newer
     assert result["partial_logs"]  # but the user is still told the partial log was read
 
@@ -107,8 +139,9 @@ def test_ratings_on_a_cancelled_judging_log(logs: dict[str, Path], tmp_path: Pat
     assert not any(row["partial"] for row in complete["tables"])
 
 
-def test_pairwise_skips_a_cancelled_generation_log(logs: dict[str, Path], tmp_path: Path,
-                                                   caplog: pytest.LogCaptureFixture) -> None:
+def test_pairwise_skips_a_cancelled_generation_log(
+    logs: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     gen = tmp_path / "gen"
     gen.mkdir()
     for info in list_eval_logs(str(logs["gen"])):
@@ -118,23 +151,35 @@ def test_pairwise_skips_a_cancelled_generation_log(logs: dict[str, Path], tmp_pa
             cut(path, gen / path.name, keep=3)
         else:
             (gen / path.name).write_bytes(path.read_bytes())
-    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                         task_args={"logs": str(gen), "pairing": "round_robin"}, log_dir=str(tmp_path / "j1"), display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-judge"},
+        task_args={"logs": str(gen), "pairing": "round_robin"},
+        log_dir=str(tmp_path / "j1"),
+        display="none",
+    )
     assert log.status == "success"
     models = {m for s in log.samples for m in (s.metadata["model_a"], s.metadata["model_b"])}
     assert models == {"eq_evals/scripted-malformed", "eq_evals/scripted-oracle"}
     assert any("skipped" in r.getMessage() and "status cancelled" in r.getMessage() for r in caplog.records)
-    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                         task_args={"logs": str(gen), "allow_partial": True, "pairing": "round_robin"}, log_dir=str(tmp_path / "j2"),
-                         display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-judge"},
+        task_args={"logs": str(gen), "allow_partial": True, "pairing": "round_robin"},
+        log_dir=str(tmp_path / "j2"),
+        display="none",
+    )
     counts: dict[str, int] = {}
     for s in log.samples:
         for m in (s.metadata["model_a"], s.metadata["model_b"]):
             counts[m] = counts.get(m, 0) + 1
     assert set(counts) == set(MODELS) and counts["eq_evals/scripted-echo"] < counts["eq_evals/scripted-oracle"]
     marked = {s.id for s in log.samples if s.metadata.get("partial_generations") == ["eq_evals/scripted-echo"]}
-    assert marked == {s.id for s in log.samples if "eq_evals/scripted-echo" in (s.metadata["model_a"],
-                                                                               s.metadata["model_b"])}
+    assert marked == {
+        s.id for s in log.samples if "eq_evals/scripted-echo" in (s.metadata["model_a"], s.metadata["model_b"])
+    }
     # the judging log is complete, but its leaderboard is built from a partial generation log: marked partial
     result = ratings([log.location], str(tmp_path / "out"), bootstrap=20, progress=False)
     assert result["tables"] and all(row["partial"] for row in result["tables"])
@@ -142,24 +187,48 @@ def test_pairwise_skips_a_cancelled_generation_log(logs: dict[str, Path], tmp_pa
 
 
 def test_pairwise_with_a_model_that_failed_every_prompt(tmp_path: Path) -> None:
-    inspect_eval("eq_evals/facet_naturalness", model=["eq_evals/scripted-oracle", "eq_evals/scripted-fail"],
-                 task_args={"language": "en"}, limit=3, log_dir=str(tmp_path / "gen"), display="none")
+    inspect_eval(
+        "eq_evals/facet_naturalness",
+        model=["eq_evals/scripted-oracle", "eq_evals/scripted-fail"],
+        task_args={"language": "en"},
+        limit=3,
+        log_dir=str(tmp_path / "gen"),
+        display="none",
+    )
     args = {"logs": str(tmp_path / "gen")}
     with pytest.raises(EqEvalsError) as ex:  # raised while the task is built: nothing was sent to the judge
-        inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                     task_args=args, log_dir=str(tmp_path / "j"), display="none")
+        inspect_eval(
+            "eq_evals/facet_pairwise",
+            model=None,
+            model_roles={"grader": "eq_evals/scripted-judge"},
+            task_args=args,
+            log_dir=str(tmp_path / "j"),
+            display="none",
+        )
     message = str(ex.value)
     assert "at least two models" in message and "skipped" in message and "status error" in message
     assert "scripted-fail" in message and "The specified dataset is empty" not in message
     with pytest.raises(EqEvalsError, match="no usable response.*eq_evals/scripted-fail: 3 of 3 samples failed"):
-        inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                     task_args={**args, "allow_partial": True}, log_dir=str(tmp_path / "j"), display="none")
+        inspect_eval(
+            "eq_evals/facet_pairwise",
+            model=None,
+            model_roles={"grader": "eq_evals/scripted-judge"},
+            task_args={**args, "allow_partial": True},
+            log_dir=str(tmp_path / "j"),
+            display="none",
+        )
 
 
 def test_sage_leaderboard_with_allow_partial_marks_the_row(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     roles = {"simulated_user": get_model("eq_evals/scripted-sage-user", changes=10)}
-    [log] = inspect_eval("eq_evals/sage", model="eq_evals/scripted-echo", model_roles=roles, log_dir=str(tmp_path / "s"),
-                         display="none", limit=2)
+    [log] = inspect_eval(
+        "eq_evals/sage",
+        model="eq_evals/scripted-echo",
+        model_roles=roles,
+        log_dir=str(tmp_path / "s"),
+        display="none",
+        limit=2,
+    )
     cut(Path(log.location), tmp_path / "cut" / "sage.eval", keep=1)
     assert cli(["sage", "leaderboard", str(tmp_path / "cut")]) == 2
     assert "skipped" in capsys.readouterr().err
@@ -172,8 +241,15 @@ def test_sage_leaderboard_with_allow_partial_marks_the_row(tmp_path: Path, capsy
 
 def test_sage_with_every_sample_unscored_reports_no_interval(tmp_path: Path) -> None:
     roles = {"simulated_user": get_model("eq_evals/scripted-sage-user", changes=5, garble="emotion", garble_at=1)}
-    [log] = inspect_eval("eq_evals/sage", model="eq_evals/scripted-echo", model_roles=roles, log_dir=str(tmp_path),
-                         display="none", limit=2, task_args={"max_parse_retries": 0})
+    [log] = inspect_eval(
+        "eq_evals/sage",
+        model="eq_evals/scripted-echo",
+        model_roles=roles,
+        log_dir=str(tmp_path),
+        display="none",
+        limit=2,
+        task_args={"max_parse_retries": 0},
+    )
     assert log.status == "success"
     metrics = {name: m.value for s in log.results.scores for name, m in s.metrics.items()}
     assert math.isnan(metrics["mean"])
@@ -182,8 +258,9 @@ def test_sage_with_every_sample_unscored_reports_no_interval(tmp_path: Path) -> 
     assert info.n_unscored == 2 and set(info.unscored) == {("sage_scorer", "simulator_unparseable")}
 
 
-def test_doctor_reports_state_unscored_reasons_and_comparability(logs: dict[str, Path], tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture) -> None:
+def test_doctor_reports_state_unscored_reasons_and_comparability(
+    logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     assert cli(["doctor", str(logs["objective"])]) == 0
     out = capsys.readouterr().out
     assert "2 log(s): 2 complete, 0 partial" in out and "task facet_hidden (version 2)" in out
@@ -192,26 +269,43 @@ def test_doctor_reports_state_unscored_reasons_and_comparability(logs: dict[str,
     out = capsys.readouterr().out
     assert "PARTIAL (status cancelled, " in out and "1 partial" in out and "inspect eval-retry" in out
     # a rerun with other arguments cannot be compared; an all-unscored SAGE log shows its reasons
-    inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-oracle", task_args={"language": "zh"}, limit=2,
-                 log_dir=str(tmp_path / "zh"), display="none")
+    inspect_eval(
+        "eq_evals/facet_hidden",
+        model="eq_evals/scripted-oracle",
+        task_args={"language": "zh"},
+        limit=2,
+        log_dir=str(tmp_path / "zh"),
+        display="none",
+    )
     roles = {"simulated_user": get_model("eq_evals/scripted-sage-user", changes=5, garble="emotion", garble_at=1)}
-    inspect_eval("eq_evals/sage", model="eq_evals/scripted-echo", model_roles=roles, log_dir=str(tmp_path / "sage"),
-                 display="none", limit=2, task_args={"max_parse_retries": 0})
+    inspect_eval(
+        "eq_evals/sage",
+        model="eq_evals/scripted-echo",
+        model_roles=roles,
+        log_dir=str(tmp_path / "sage"),
+        display="none",
+        limit=2,
+        task_args={"max_parse_retries": 0},
+    )
     assert cli(["doctor", str(logs["objective"]), str(tmp_path / "zh"), str(tmp_path / "sage"), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert any("facet_hidden: logs differ in task arguments" in n for n in report["comparability"])
     assert any("facet_hidden: logs differ in item set" in n for n in report["comparability"])
     [sage] = [d for d in report["logs"] if d["task"] == "sage"]
-    assert sage["complete"] and sage["unscored"] == [{"scorer": "sage_scorer", "reason": "simulator_unparseable",
-                                                      "count": 2}]
+    assert sage["complete"] and sage["unscored"] == [
+        {"scorer": "sage_scorer", "reason": "simulator_unparseable", "count": 2}
+    ]
     assert report["summary"]["unscored_scores"] == 2
 
 
 def test_ratings_say_how_many_objective_answers_were_unscored(logs: dict[str, Path], tmp_path: Path) -> None:
     from inspect_ai.scorer import Score
 
-    [info] = [i for i in list_eval_logs(str(logs["objective"]))
-              if read_eval_log(i, header_only=True).eval.model == "eq_evals/scripted-oracle"]
+    [info] = [
+        i
+        for i in list_eval_logs(str(logs["objective"]))
+        if read_eval_log(i, header_only=True).eval.model == "eq_evals/scripted-oracle"
+    ]
     log = read_eval_log(info)
     for sample in log.samples[:2]:
         sample.scores["facet_objective"] = Score.unscored(reason="no_rule", explanation="no scoring rule")
@@ -231,9 +325,15 @@ def test_doctor_shows_the_data_version_and_compares_it(tmp_path: Path, capsys: p
     cut_copy.parent.mkdir()
     cut_copy.write_text("\n".join(full.read_text(encoding="utf-8").splitlines()[:50]) + "\n", encoding="utf-8")
     for where, data_dir in (("full", full.parent), ("cut", cut_copy.parent)):
-        inspect_eval("eq_evals/longemotion_detection", model="eq_evals/scripted-le_oracle", limit=2, epochs=1,
-                     task_args={"data_dir": str(data_dir), "variant": "original"}, log_dir=str(tmp_path / "logs"),
-                     display="none")
+        inspect_eval(
+            "eq_evals/longemotion_detection",
+            model="eq_evals/scripted-le_oracle",
+            limit=2,
+            epochs=1,
+            task_args={"data_dir": str(data_dir), "variant": "original"},
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
     assert cli(["doctor", str(tmp_path / "logs")]) == 1
     out = capsys.readouterr().out
     assert "data: file=Emotion_Detection_backup.jsonl origin=data_dir" in out
@@ -244,8 +344,11 @@ def test_doctor_shows_the_data_version_and_compares_it(tmp_path: Path, capsys: p
 def test_gap_rows_built_on_partial_data_are_marked() -> None:
     from eq_evals.facet.leaderboard import Objective, mark_partial_gap
 
-    gap = {"_cohort": {"en": ["a", "b"]}, "en": {"a": {"delta_z": 0.1}, "b": {"delta_z": -0.1}},
-           "zh": {"a": {"delta_z": 0.2}}}
+    gap = {
+        "_cohort": {"en": ["a", "b"]},
+        "en": {"a": {"delta_z": 0.1}, "b": {"delta_z": -0.1}},
+        "zh": {"a": {"delta_z": 0.2}},
+    }
     collected = Objective(partial={("b", "en")})
     mark_partial_gap(gap, collected)
     assert gap["en"]["b"]["partial_run"] and "partial_run" not in gap["en"]["a"] and "partial_run" not in gap["zh"]["a"]
@@ -254,8 +357,9 @@ def test_gap_rows_built_on_partial_data_are_marked() -> None:
     assert gap["zh"]["a"]["partial_run"] and "partial_run" not in gap["en"]["a"]
 
 
-def test_agreement_skips_or_marks_a_cancelled_judging_log(logs: dict[str, Path], tmp_path: Path,
-                                                          capsys: pytest.CaptureFixture) -> None:
+def test_agreement_skips_or_marks_a_cancelled_judging_log(
+    logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     from eq_evals.agreement_cli import agreement
 
     cancelled = cut(logs["judged"], tmp_path / "cut" / "judged.eval", keep=4)

@@ -58,8 +58,23 @@ def test_hook_object_follows_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_inspect_eval_of_an_eq_evals_task_lists_the_hook(tmp_path: Path) -> None:
     inspect = Path(sys.executable).parent / "inspect"
-    done = subprocess.run([str(inspect), "eval", "eq_evals/facet_hidden", "--model", "eq_evals/scripted-oracle",
-                           "--limit", "1", "--log-dir", str(tmp_path), "--display", "plain"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            str(inspect),
+            "eval",
+            "eq_evals/facet_hidden",
+            "--model",
+            "eq_evals/scripted-oracle",
+            "--limit",
+            "1",
+            "--log-dir",
+            str(tmp_path),
+            "--display",
+            "plain",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "hooks enabled: 1" in done.stdout and "eq_evals: record active judging's stops" in done.stdout

@@ -39,18 +39,18 @@ def test_spec_worked_examples(meta: dict, response: str, reference: float, norma
 @pytest.mark.parametrize(
     "response, language, expected",
     [
-        ("<answer>LONELINESS</answer>", "en", ["loneliness"]),          # case
+        ("<answer>LONELINESS</answer>", "en", ["loneliness"]),  # case
         ("<answer>ｗｏｒｒｙ＋ｄｉｓａｐｐｏｉｎｔｍｅｎｔ</answer>", "en", ["worry", "disappointment"]),  # full-width
-        ("<answer>失落＋担忧</answer>", "zh", ["失落", "担忧"]),          # Chinese, full-width plus
-        ("<answer>失落、担忧</answer>", "zh", ["失落", "担忧"]),          # Chinese list separator
-        ("我认为是失落和担忧。", "zh", ["失落", "担忧"]),                # prose, no tags
-        ("The speaker mostly feels self doubt.", "en", ["self-doubt"]),   # prose; hyphen/space alike
-        ("<answer>'Being Moved'.</answer>", "en", ["being moved"]),       # quotes, trailing punctuation
+        ("<answer>失落＋担忧</answer>", "zh", ["失落", "担忧"]),  # Chinese, full-width plus
+        ("<answer>失落、担忧</answer>", "zh", ["失落", "担忧"]),  # Chinese list separator
+        ("我认为是失落和担忧。", "zh", ["失落", "担忧"]),  # prose, no tags
+        ("The speaker mostly feels self doubt.", "en", ["self-doubt"]),  # prose; hyphen/space alike
+        ("<answer>'Being Moved'.</answer>", "en", ["being moved"]),  # quotes, trailing punctuation
         ("Thinking... <answer>anger</answer> no wait <answer>worry</answer>", "en", ["worry"]),  # last block
         ("worry, and a bit of shame", "en", ["worry", "shame"]),
-        ("It is not anger but sadness.", "en", ["sadness"]),                 # negated mention skipped
+        ("It is not anger but sadness.", "en", ["sadness"]),  # negated mention skipped
         ("她不是愤怒，而是悲伤", "zh", ["悲伤"]),
-        ("I would rather not say.", "en", []),                           # malformed
+        ("I would rather not say.", "en", []),  # malformed
     ],
 )
 def test_label_parsing(response: str, language: str, expected: list[str]) -> None:
@@ -72,8 +72,16 @@ def test_cross_language_labels_only_when_asked() -> None:
 
 @pytest.mark.parametrize(
     "response, n, expected",
-    [("5", 6, 5), ("<answer>(3)</answer>", 6, 3), ("Option 2.", 5, 2), ("选项4", 5, 4), ("第四项", 5, 4),
-     ("I pick 7", 6, None), ("3 or 4", 6, None), ("none of them", 6, None)],
+    [
+        ("5", 6, 5),
+        ("<answer>(3)</answer>", 6, 3),
+        ("Option 2.", 5, 2),
+        ("选项4", 5, 4),
+        ("第四项", 5, 4),
+        ("I pick 7", 6, None),
+        ("3 or 4", 6, None),
+        ("none of them", 6, None),
+    ],
 )
 def test_option_parsing(response: str, n: int, expected: int | None) -> None:
     assert parse_option(response, n) == expected
@@ -81,9 +89,23 @@ def test_option_parsing(response: str, n: int, expected: int | None) -> None:
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("Level 2", 2), ("level 4", 4), ("L3", 3), ("5", 5), ("二级", 2), ("2级", 2), ("第三级", 3), ("五", 5),
-     ("<answer>Level 1</answer>", 1), ("Level 2 or Level 3", None), ("unclear", None),
-     ("Level 12", None), ("Level II", 2), ("level four", 4), ("<answer>Level 3</answer> (out of 5)", 3)],
+    [
+        ("Level 2", 2),
+        ("level 4", 4),
+        ("L3", 3),
+        ("5", 5),
+        ("二级", 2),
+        ("2级", 2),
+        ("第三级", 3),
+        ("五", 5),
+        ("<answer>Level 1</answer>", 1),
+        ("Level 2 or Level 3", None),
+        ("unclear", None),
+        ("Level 12", None),
+        ("Level II", 2),
+        ("level four", 4),
+        ("<answer>Level 3</answer> (out of 5)", 3),
+    ],
 )
 def test_level_parsing(text: str, expected: int | None) -> None:
     assert parse_level(text) == expected
@@ -100,15 +122,22 @@ def test_score_explanation_shows_parsed_answer_beside_gold() -> None:
     assert "parsed: worry" in score.explanation and "gold: desolation/dejection+worry" in score.explanation
 
 
-@pytest.mark.parametrize("meta, response, expected", [
-    # prose naming more labels than the item asks for is ambiguous, never a hedge (R2 quirk not triggered)
-    (item("emotion_prediction", "single_select", "hope"), "I hope this helps: sadness", 0.0),
-    (item("emotion_prediction", "single_select", "anger"), "The protagonist would not feel anger; she would feel sadness.", 0.0),
-    (item("emotion_prediction", "single_select", "愤怒", language="zh"), "她不是愤怒，而是悲伤", 0.0),
-    (item("apparent_emotion", "single_select", "sadness"), "It is not anger but sadness.", 1.0),
-    (item("hidden_emotion", "multi_select", "worry+shame"), "Mostly worry, and some shame.", 1.0),
-    (item("hidden_emotion", "multi_select", "worry+shame"), "worry, shame and anger all mixed", 0.0),
-])
+@pytest.mark.parametrize(
+    "meta, response, expected",
+    [
+        # prose naming more labels than the item asks for is ambiguous, never a hedge (R2 quirk not triggered)
+        (item("emotion_prediction", "single_select", "hope"), "I hope this helps: sadness", 0.0),
+        (
+            item("emotion_prediction", "single_select", "anger"),
+            "The protagonist would not feel anger; she would feel sadness.",
+            0.0,
+        ),
+        (item("emotion_prediction", "single_select", "愤怒", language="zh"), "她不是愤怒，而是悲伤", 0.0),
+        (item("apparent_emotion", "single_select", "sadness"), "It is not anger but sadness.", 1.0),
+        (item("hidden_emotion", "multi_select", "worry+shame"), "Mostly worry, and some shame.", 1.0),
+        (item("hidden_emotion", "multi_select", "worry+shame"), "worry, shame and anger all mixed", 0.0),
+    ],
+)
 def test_prose_fallback_is_conservative(meta: dict, response: str, expected: float) -> None:
     assert facet_score(response, meta).value == expected
 

@@ -23,11 +23,13 @@ def meta(dimension: str, fmt: str, answer: str, language: str = "en", **extra) -
 
 def test_chance_is_exact_for_each_answer_kind() -> None:
     n_labels = len({name.casefold() for name in taxonomy().names("en")})
-    [crisis, hidden, social] = facet_baselines([
-        meta("crisis_recognition", "level_classification", "Level 3"),
-        meta("hidden_emotion", "single_select", "anger"),
-        meta("social_adequacy", "multiple_choice", "2", n_options=4),
-    ])
+    [crisis, hidden, social] = facet_baselines(
+        [
+            meta("crisis_recognition", "level_classification", "Level 3"),
+            meta("hidden_emotion", "single_select", "anger"),
+            meta("social_adequacy", "multiple_choice", "2", n_options=4),
+        ]
+    )
     assert crisis.chance == pytest.approx(1 / 5)
     assert social.chance == pytest.approx(1 / 4)
     assert hidden.chance == pytest.approx(1 / n_labels)  # one accepted label, no secondary
@@ -57,8 +59,9 @@ def test_bundled_items_give_one_row_per_dimension_and_language_below_perfect() -
     assert {(r.dimension, r.language) for r in rows} == {(d, lang) for d in DIMENSIONS for lang in ("en", "zh")}
     for row in rows:
         assert 0 < row.chance < 0.5 and 0 < row.majority < 0.5, row
-        assert row.items == sum(1 for s in samples if s.metadata["dimension"] == row.dimension
-                                and s.metadata["language"] == row.language)
+        assert row.items == sum(
+            1 for s in samples if s.metadata["dimension"] == row.dimension and s.metadata["language"] == row.language
+        )
 
 
 def test_majority_answer_can_come_from_the_whole_dataset() -> None:
@@ -74,8 +77,15 @@ def test_objective_leaderboard_has_chance_and_majority_rows(tmp_path: Path) -> N
     from eq_evals.facet.baselines import facet_baselines
     from eq_evals.report import run
 
-    [log] = inspect_eval("eq_evals/facet_objective", model="eq_evals/scripted-wrong", task_args={"language": "en"},
-                         epochs=1, limit=20, log_dir=str(tmp_path / "logs"), display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_objective",
+        model="eq_evals/scripted-wrong",
+        task_args={"language": "en"},
+        epochs=1,
+        limit=20,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
     result = run([str(tmp_path / "logs")], str(tmp_path / "out"), progress=False)
     expected = {r.dimension: r for r in facet_baselines([s.metadata for s in log.samples])}
     reference = result["objective_reference"]["en"]

@@ -28,11 +28,11 @@ def _drift(prompt: str, options: dict) -> str:
 
 def test_confusion_matrix_and_signed_error_by_hand() -> None:
     mds = [
-        {"gold": "Level 2", "parsed": 3, "normalized": True},   # +1
-        {"gold": "Level 2", "parsed": 2, "normalized": True},   #  0
-        {"gold": "Level 4", "parsed": 2, "normalized": True},   # -2
+        {"gold": "Level 2", "parsed": 3, "normalized": True},  # +1
+        {"gold": "Level 2", "parsed": 2, "normalized": True},  #  0
+        {"gold": "Level 4", "parsed": 2, "normalized": True},  # -2
         {"gold": "Level 5", "parsed": None, "normalized": True},  # unparsed
-        {"gold": "二级", "parsed": 5, "normalized": True},       # +3 (ZH gold string)
+        {"gold": "二级", "parsed": 5, "normalized": True},  # +3 (ZH gold string)
         {"gold": "Level 3", "parsed": "Level 3", "normalized": False},  # byte-exact match: 0
         {"gold": "Level 3", "parsed": "my answer is level 3", "normalized": False},  # not exact: unparsed
         {"gold": "anger", "parsed": 1},  # not a crisis item: skipped
@@ -50,8 +50,15 @@ def test_confusion_matrix_and_signed_error_by_hand() -> None:
 
 def test_signed_error_counts_every_epoch(tmp_path: Path) -> None:
     _calls.clear()
-    [log] = inspect_eval("eq_evals/facet_crisis", model="eq_evals/scripted-test-crisis-drift", epochs=2, limit=6,
-                         task_args={"language": "en"}, log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_crisis",
+        model="eq_evals/scripted-test-crisis-drift",
+        epochs=2,
+        limit=6,
+        task_args={"language": "en"},
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "success"
     golds = [int(s.metadata["crisis_level"]) for s in log.samples if s.epoch == 1]
     assert len(golds) == 6 and any(g < 5 for g in golds)
@@ -69,8 +76,15 @@ def test_signed_error_counts_every_epoch(tmp_path: Path) -> None:
 def test_ratings_report_has_the_confusion_matrix_over_all_epochs(tmp_path: Path) -> None:
     from eq_evals.report import run
 
-    [log] = inspect_eval("eq_evals/facet_crisis", model="eq_evals/scripted-wrong", epochs=2, limit=8,
-                         task_args={"language": "en"}, log_dir=str(tmp_path / "logs"), display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_crisis",
+        model="eq_evals/scripted-wrong",
+        epochs=2,
+        limit=8,
+        task_args={"language": "en"},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
     result = run([str(tmp_path / "logs")], str(tmp_path / "out"), progress=False)
     c = result["crisis_confusion"]["en"]["eq_evals/scripted-wrong"]
     # the scripted "wrong" answer is level gold % 5 + 1: each sample of each epoch adds one to (g, g % 5 + 1)

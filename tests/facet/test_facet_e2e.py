@@ -45,8 +45,15 @@ ITEMS = [pytest.param("subset"), pytest.param("all", marks=pytest.mark.slow)]
 
 
 def run(task: str, model: str, log_dir: str, items: str = "all", **task_args):
-    [log] = inspect_eval(f"eq_evals/{task}", model=model, task_args=task_args, log_dir=log_dir,
-                         display="none", epochs=1, sample_id=item_subset() if items == "subset" else None)
+    [log] = inspect_eval(
+        f"eq_evals/{task}",
+        model=model,
+        task_args=task_args,
+        log_dir=log_dir,
+        display="none",
+        epochs=1,
+        sample_id=item_subset() if items == "subset" else None,
+    )
     return log
 
 
@@ -61,8 +68,9 @@ def metric(log, name: str) -> float:
 def expected_half_credit(task: str) -> float:
     """What the scripted 'half' model must score, worked out from the items themselves."""
     samples = register_all()[task](language="all").dataset
-    values = [0.5 if s.metadata["format"] == "multi_select" or s.metadata.get("secondary_answer") else 0.0
-              for s in samples]
+    values = [
+        0.5 if s.metadata["format"] == "multi_select" or s.metadata.get("secondary_answer") else 0.0 for s in samples
+    ]
     return sum(values) / len(values)
 
 
@@ -81,12 +89,19 @@ def test_correct_answers_score_one_in_both_languages(task: str, log_dir: str) ->
 
 @pytest.mark.parametrize("items", ITEMS)
 @pytest.mark.parametrize("mode, expected", [("wrong", 0.0), ("malformed", 0.0), ("prose", 1.0)])
-def test_objective_battery_wrong_malformed_and_prose_answers(mode: str, expected: float, items: str,
-                                                             log_dir: str) -> None:
+def test_objective_battery_wrong_malformed_and_prose_answers(
+    mode: str, expected: float, items: str, log_dir: str
+) -> None:
     log = run("facet_objective", f"eq_evals/scripted-{mode}", log_dir, items, language="all")
     assert log.status == "success"
     assert metric(log, "mean") == expected
-    for dimension in ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"):
+    for dimension in (
+        "apparent_emotion",
+        "hidden_emotion",
+        "emotion_prediction",
+        "social_adequacy",
+        "crisis_recognition",
+    ):
         assert metric(log, f"mean_en_{dimension}") == expected and metric(log, f"mean_zh_{dimension}") == expected
     if mode == "malformed":
         assert all(s.scores["facet_objective"].answer.startswith("(no ") for s in log.samples)
@@ -105,12 +120,21 @@ def test_half_right_answers_get_the_authors_half_credit(task: str, log_dir: str)
 def test_objective_average_is_the_mean_of_dimension_accuracies_per_language(items: str, log_dir: str) -> None:
     log = run("facet_objective", "eq_evals/scripted-half", log_dir, items, language="all")
     for language in ("en", "zh"):
-        dims = [metric(log, f"mean_{language}_{d}") for d in
-                ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition")]
+        dims = [
+            metric(log, f"mean_{language}_{d}")
+            for d in (
+                "apparent_emotion",
+                "hidden_emotion",
+                "emotion_prediction",
+                "social_adequacy",
+                "crisis_recognition",
+            )
+        ]
         assert metric(log, f"objective_average_{language}") == pytest.approx(sum(dims) / 5)
     assert metric(log, "stderr_en_apparent_emotion") > 0  # half credit on some items only
-    assert not any(name.startswith("dimension:") for name in
-                   [s for sc in log.results.scores for s in sc.metrics]), "languages are never pooled per dimension"
+    assert not any(name.startswith("dimension:") for name in [s for sc in log.results.scores for s in sc.metrics]), (
+        "languages are never pooled per dimension"
+    )
 
 
 def test_reference_mode_is_stricter_than_normalised(log_dir: str) -> None:
@@ -120,8 +144,15 @@ def test_reference_mode_is_stricter_than_normalised(log_dir: str) -> None:
 
 
 def test_model_failure_is_an_error_not_a_zero(log_dir: str) -> None:
-    [log] = inspect_eval("eq_evals/facet_crisis", model="eq_evals/scripted-fail", log_dir=log_dir,
-                         display="none", epochs=1, limit=2, fail_on_error=False)
+    [log] = inspect_eval(
+        "eq_evals/facet_crisis",
+        model="eq_evals/scripted-fail",
+        log_dir=log_dir,
+        display="none",
+        epochs=1,
+        limit=2,
+        fail_on_error=False,
+    )
     assert log.status == "success" or log.status == "error"
     assert all(s.error is not None and not s.scores for s in log.samples)
     assert "mode=fail" in log.samples[0].error.message
@@ -131,9 +162,28 @@ def test_default_epochs_and_cli_path(tmp_path: Path) -> None:
     """The real `inspect eval` CLI, from another directory, with the task's default 3 epochs."""
     logs = tmp_path / "logs"
     result = subprocess.run(
-        [sys.executable, "-m", "inspect_ai", "eval", "eq_evals/facet_hidden", "--model", "eq_evals/scripted-oracle",
-         "--limit", "2", "--log-dir", str(logs), "--display", "plain", "-T", "language=zh"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "inspect_ai",
+            "eval",
+            "eq_evals/facet_hidden",
+            "--model",
+            "eq_evals/scripted-oracle",
+            "--limit",
+            "2",
+            "--log-dir",
+            str(logs),
+            "--display",
+            "plain",
+            "-T",
+            "language=zh",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     [path] = list(logs.glob("*.eval"))
     log = read_eval_log(str(path))
@@ -145,7 +195,9 @@ def test_default_epochs_and_cli_path(tmp_path: Path) -> None:
 def test_unknown_model_names_are_clear_errors(tmp_path: Path) -> None:
     from eq_evals.errors import EqEvalsError
 
-    for model, message in (("eq_evals/scripted-nonsense", "unknown scripted mode 'nonsense'"),
-                           ("eq_evals/gpt-5", "unknown eq_evals model 'gpt-5'")):
+    for model, message in (
+        ("eq_evals/scripted-nonsense", "unknown scripted mode 'nonsense'"),
+        ("eq_evals/gpt-5", "unknown eq_evals model 'gpt-5'"),
+    ):
         with pytest.raises(EqEvalsError, match=message):
             inspect_eval("eq_evals/facet_crisis", model=model, limit=1, epochs=1, log_dir=str(tmp_path), display="none")

@@ -12,14 +12,17 @@ import re
 from collections import Counter
 
 import pytest
-
 from support import REPO, shared_file
+
 from eq_evals.facet.answers import gold_slots
 from eq_evals.facet.validate import run
 
 DATA = REPO / "datasets" / "facet"
-SPLITS = {"apparent": ("apparent_emotion", 41, 19), "hidden": ("hidden_emotion", 40, 20),
-          "prediction": ("emotion_prediction", 47, 13)}
+SPLITS = {
+    "apparent": ("apparent_emotion", 41, 19),
+    "hidden": ("hidden_emotion", 40, 20),
+    "prediction": ("emotion_prediction", 47, 13),
+}
 POOLS = {"shared": "User: ", "deepening": "User: ", "naturalness": None}
 
 
@@ -45,8 +48,17 @@ def test_objective_files_have_the_papers_size_and_split(name: str) -> None:
 def test_objective_files_pass_the_validators() -> None:
     authors = shared_file("facet", "samples_dataset.json")
     files = [DATA / f"{name}.jsonl" for name in SPLITS]
-    checks = ["schema", "leakage", "stage_directions", "proportions", "predictive_ngrams", "near_duplicates",
-              "templates", "authors_overlap", "alignment"]
+    checks = [
+        "schema",
+        "leakage",
+        "stage_directions",
+        "proportions",
+        "predictive_ngrams",
+        "near_duplicates",
+        "templates",
+        "authors_overlap",
+        "alignment",
+    ]
     report = run(files, authors=authors, checks=checks)
     assert not report.errors, "\n".join(map(str, report.errors))
     assert not [f for f in report.findings if f.check == "templates"]
@@ -89,12 +101,18 @@ def test_interaction_pools_have_60_prompts_per_language(pool: str) -> None:
     if pool == "shared":
         # pool S is judged on all three of its dimensions; the record's own dimension cycles evenly
         assert Counter(r["dimension"] for r in rows if r["language"] == "en") == {
-            "emotion_matching": 20, "empathetic_understanding": 20, "emotion_regulation": 20}
+            "emotion_matching": 20,
+            "empathetic_understanding": 20,
+            "emotion_regulation": 20,
+        }
 
 
 def test_pools_pass_alignment_duplicates_and_overlap() -> None:
     authors = shared_file("facet", "samples_dataset.json")
-    report = run([DATA / f"{pool}.jsonl" for pool in POOLS], authors=authors,
-                 checks=["schema", "near_duplicates", "authors_overlap", "alignment"])
+    report = run(
+        [DATA / f"{pool}.jsonl" for pool in POOLS],
+        authors=authors,
+        checks=["schema", "near_duplicates", "authors_overlap", "alignment"],
+    )
     assert not report.errors, "\n".join(map(str, report.errors))
     assert report.figures["alignment"]["pairs"] == 180

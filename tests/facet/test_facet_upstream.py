@@ -6,17 +6,21 @@ import json
 from pathlib import Path
 
 import pytest
+from support import shared_file
 
 from eq_evals.errors import DataError
 from eq_evals.facet.answers import gold_slots
 from eq_evals.facet.data import facet_items, read_records
 from eq_evals.facet.taxonomy import taxonomy
 
-from support import shared_file
-
 OBJECTIVE = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy", "crisis_recognition"]
-INTERACTION = ["emotion_matching", "empathetic_understanding", "emotion_deepening", "emotion_regulation",
-               "expression_naturalness"]
+INTERACTION = [
+    "emotion_matching",
+    "empathetic_understanding",
+    "emotion_deepening",
+    "emotion_regulation",
+    "expression_naturalness",
+]
 
 
 @pytest.fixture
@@ -42,10 +46,15 @@ def test_slot_structure_options_and_levels(samples_file: Path) -> None:
     assert samples["facet-004-en"].metadata["format"] == "multi_select"
     assert samples["facet-007-en"].metadata["n_options"] == 6 and samples["facet-008-en"].metadata["n_options"] == 5
     assert samples["facet-007-en"].target == "5" and samples["facet-008-zh"].target == "4"
-    assert samples["facet-009-zh"].metadata["crisis_level"] == 2 and samples["facet-010-en"].metadata["crisis_level"] == 3
+    assert (
+        samples["facet-009-zh"].metadata["crisis_level"] == 2 and samples["facet-010-en"].metadata["crisis_level"] == 3
+    )
     assert samples["facet-011-en"].metadata["format"] == "generative"
-    assert samples["facet-011-en"].metadata["judge_dimensions"] == ["emotion_matching", "empathetic_understanding",
-                                                                     "emotion_regulation"]
+    assert samples["facet-011-en"].metadata["judge_dimensions"] == [
+        "emotion_matching",
+        "empathetic_understanding",
+        "emotion_regulation",
+    ]
 
 
 def test_every_gold_label_is_in_the_taxonomy(samples_file: Path) -> None:
@@ -58,8 +67,11 @@ def test_every_gold_label_is_in_the_taxonomy(samples_file: Path) -> None:
 
 def test_answer_leaking_option_labels_are_stripped(samples_file: Path) -> None:
     [stripped] = [s for s in facet_items(samples_file, ["social_adequacy"], "en") if s.id == "facet-007-en"]
-    [raw] = [s for s in facet_items(samples_file, ["social_adequacy"], "en", strip_option_labels=False)
-             if s.id == "facet-007-en"]
+    [raw] = [
+        s
+        for s in facet_items(samples_file, ["social_adequacy"], "en", strip_option_labels=False)
+        if s.id == "facet-007-en"
+    ]
     assert "(Optimal Adequacy)" in raw.input and "(Optimal Adequacy)" not in stripped.input
     assert stripped.metadata["option_labels_stripped"] is True
 
@@ -78,8 +90,14 @@ def test_bad_rows_name_file_and_row(tmp_path: Path, samples_file: Path) -> None:
 
 
 def test_project_jsonl_rows_are_validated(tmp_path: Path) -> None:
-    good = {"id": "x-1-en", "dimension": "crisis_recognition", "language": "en", "format": "level_classification",
-            "input": "A case.", "answer": "Level 2"}
+    good = {
+        "id": "x-1-en",
+        "dimension": "crisis_recognition",
+        "language": "en",
+        "format": "level_classification",
+        "input": "A case.",
+        "answer": "Level 2",
+    }
     cases = [
         ({**good, "input": ""}, "missing field 'input'"),
         ({k: v for k, v in good.items() if k != "answer"}, "missing field 'answer'"),

@@ -9,27 +9,46 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support import REPO, shared_file
+
 from eq_evals.facet.validate import CHECKS, Thresholds, chi_square_p, folds_of, hypergeom_tail, run
 
 DATA = REPO / "datasets" / "facet"
-FILLER = ("he she they said work home late week month money sleep friend family talk call night morning school "
-          "office plan trip phone doctor drink walk tired quiet still often again never always maybe told asked").split()
+FILLER = (
+    "he she they said work home late week month money sleep friend family talk call night morning school "
+    "office plan trip phone doctor drink walk tired quiet still often again never always maybe told asked"
+).split()
 
 
 def crisis(item: int, level: int, language: str, text: str) -> dict:
     answer = f"Level {level}" if language == "en" else "一二三四五"[level - 1] + "级"
-    return {"id": f"t-crisis-{item:03d}-{language}", "item_id": f"t-crisis-{item:03d}", "dimension": "crisis_recognition",
-            "branch": "cognition", "language": language, "format": "level_classification", "input": text,
-            "answer": answer, "secondary_answer": None}
+    return {
+        "id": f"t-crisis-{item:03d}-{language}",
+        "item_id": f"t-crisis-{item:03d}",
+        "dimension": "crisis_recognition",
+        "branch": "cognition",
+        "language": language,
+        "format": "level_classification",
+        "input": text,
+        "answer": answer,
+        "secondary_answer": None,
+    }
 
 
-def emotion(item: int, language: str, text: str, answer: str, dimension: str = "apparent_emotion",
-            fmt: str = "single_select") -> dict:
-    return {"id": f"t-emo-{item:03d}-{language}", "item_id": f"t-emo-{item:03d}", "dimension": dimension,
-            "branch": "perception", "language": language, "format": fmt, "input": text, "answer": answer,
-            "secondary_answer": None}
+def emotion(
+    item: int, language: str, text: str, answer: str, dimension: str = "apparent_emotion", fmt: str = "single_select"
+) -> dict:
+    return {
+        "id": f"t-emo-{item:03d}-{language}",
+        "item_id": f"t-emo-{item:03d}",
+        "dimension": dimension,
+        "branch": "perception",
+        "language": language,
+        "format": fmt,
+        "input": text,
+        "answer": answer,
+        "secondary_answer": None,
+    }
 
 
 def write(path: Path, records: list[dict]) -> Path:
@@ -46,7 +65,9 @@ def crisis_set(tmp_path: Path, giveaway: bool) -> Path:
     records = []
     for i in range(40):
         level = i % 5 + 1
-        text = filler(rng) + (f" He mentioned the {['blue', 'green', 'red', 'white', 'black'][level - 1]} notebook." if giveaway else "")
+        text = filler(rng) + (
+            f" He mentioned the {['blue', 'green', 'red', 'white', 'black'][level - 1]} notebook." if giveaway else ""
+        )
         records.append(crisis(i, level, "en", text))
     return write(tmp_path / "crisis.jsonl", records)
 
@@ -61,14 +82,20 @@ def test_statistics_match_known_values() -> None:
     assert hypergeom_tail(30, 6, 6, 0) == pytest.approx(1.0)
     # chi-square upper tail: 3.841 at 1 dof and 11.07 at 5 dof are the 5% critical values
     assert chi_square_p([60, 40], [50, 50]) == pytest.approx(0.0455, abs=1e-3)
-    assert chi_square_p([16, 4, 10, 10, 10, 10], [10] * 6) == pytest.approx(0.2062, abs=1e-3)  # scipy.stats.chi2.sf(7.2, 5)
+    assert chi_square_p([16, 4, 10, 10, 10, 10], [10] * 6) == pytest.approx(
+        0.2062, abs=1e-3
+    )  # scipy.stats.chi2.sf(7.2, 5)
     assert chi_square_p([10] * 5, [10] * 5) == 1.0
 
 
 def test_a_phrase_that_gives_the_level_away_is_caught(tmp_path: Path) -> None:
     report = run([crisis_set(tmp_path, giveaway=True)], checks=["predictive_ngrams", "text_classifier"])
     flagged = " ".join(f.message for f in by_check(report, "predictive_ngrams"))
-    assert "'blue'" in flagged and "labelled 1" in flagged and "crisis.jsonl" in by_check(report, "predictive_ngrams")[0].file
+    assert (
+        "'blue'" in flagged
+        and "labelled 1" in flagged
+        and "crisis.jsonl" in by_check(report, "predictive_ngrams")[0].file
+    )
     fig = report.figures["text_classifier"]["crisis_recognition:en"]
     assert fig["accuracy"] >= 0.9 and fig["majority"] == 0.2
     assert by_check(report, "text_classifier")
@@ -98,30 +125,50 @@ def test_the_classifier_figure_is_a_mean_over_random_splits(tmp_path: Path) -> N
     file = crisis_set(tmp_path, giveaway=False)
     fig = run([file], checks=["text_classifier"])
     one = run([file], checks=["text_classifier"], thresholds=Thresholds(repeats=1))
-    fig, one = fig.figures["text_classifier"]["crisis_recognition:en"], one.figures["text_classifier"]["crisis_recognition:en"]
+    fig, one = (
+        fig.figures["text_classifier"]["crisis_recognition:en"],
+        one.figures["text_classifier"]["crisis_recognition:en"],
+    )
     assert fig["repeats"] == 30 and one["repeats"] == 1
     assert fig["accuracy_min"] <= fig["accuracy"] <= fig["accuracy_max"] and fig["accuracy_min"] < fig["accuracy_max"]
     assert one["accuracy_min"] == one["accuracy"] == one["accuracy_max"]
 
 
 def test_gold_words_inflections_and_synonyms_are_caught(tmp_path: Path) -> None:
-    file = write(tmp_path / "apparent.jsonl", [
-        emotion(1, "en", "I keep checking the door and I feel so anxious all the time.", "anxiety"),
-        emotion(1, "zh", "我一直在检查门锁，整个人坐立不安。", "焦虑"),
-        emotion(2, "en", "The house is empty since the kids moved out.", "loneliness"),
-        emotion(2, "zh", "孩子们搬走以后，屋里空荡荡的，我一个人孤孤单单。", "孤独"),
-    ])
+    file = write(
+        tmp_path / "apparent.jsonl",
+        [
+            emotion(1, "en", "I keep checking the door and I feel so anxious all the time.", "anxiety"),
+            emotion(1, "zh", "我一直在检查门锁，整个人坐立不安。", "焦虑"),
+            emotion(2, "en", "The house is empty since the kids moved out.", "loneliness"),
+            emotion(2, "zh", "孩子们搬走以后，屋里空荡荡的，我一个人孤孤单单。", "孤独"),
+        ],
+    )
     leaks = by_check(run([file], checks=["leakage"]), "leakage")
     assert [(f.item, f.row) for f in leaks] == [("t-emo-001-en", "line 1"), ("t-emo-002-zh", "line 4")]
     assert "'anxious'" in leaks[0].message and "'孤单'" in leaks[1].message
 
 
 def test_stage_directions_option_annotations_and_level_names(tmp_path: Path) -> None:
-    hidden = emotion(1, "en", "Background: A visit.\nDialogue:\nAnn: Hi.\nBen: (smiling) Fine, thanks.\n"
-                     "Question: What emotion is hidden behind Ben's final statement?", "resentment", "hidden_emotion")
-    social = {"id": "t-social-001-en", "item_id": "t-social-001", "dimension": "social_adequacy", "branch": "cognition",
-              "language": "en", "format": "multiple_choice", "answer": 2, "secondary_answer": None,
-              "input": "A dilemma. What should you do?\n1. Say nothing.\n2. Ask her privately (Optimal Adequacy).\n3. Leave."}
+    hidden = emotion(
+        1,
+        "en",
+        "Background: A visit.\nDialogue:\nAnn: Hi.\nBen: (smiling) Fine, thanks.\n"
+        "Question: What emotion is hidden behind Ben's final statement?",
+        "resentment",
+        "hidden_emotion",
+    )
+    social = {
+        "id": "t-social-001-en",
+        "item_id": "t-social-001",
+        "dimension": "social_adequacy",
+        "branch": "cognition",
+        "language": "en",
+        "format": "multiple_choice",
+        "answer": 2,
+        "secondary_answer": None,
+        "input": "A dilemma. What should you do?\n1. Say nothing.\n2. Ask her privately (Optimal Adequacy).\n3. Leave.",
+    }
     level = crisis(1, 3, "en", "She has a plan; her counsellor rated it Level 3 last week.")
     report = run([write(tmp_path / "mixed.jsonl", [hidden, social, level])], checks=["leakage", "stage_directions"])
     assert [f.item for f in by_check(report, "stage_directions")] == ["t-emo-001-en"]
@@ -129,11 +176,16 @@ def test_stage_directions_option_annotations_and_level_names(tmp_path: Path) -> 
 
 
 def test_alignment_catches_missing_partners_and_different_golds(tmp_path: Path) -> None:
-    file = write(tmp_path / "a.jsonl", [
-        emotion(1, "en", "A long story about a day.", "sadness"), emotion(1, "zh", "一整天的长故事，说来话长。", "愤怒"),
-        emotion(2, "en", "Another story about a week.", "worry/anxiety"), emotion(2, "zh", "又一个一周的故事。", "焦虑/担忧"),
-        emotion(3, "en", "An unpaired story.", "hope"),
-    ])
+    file = write(
+        tmp_path / "a.jsonl",
+        [
+            emotion(1, "en", "A long story about a day.", "sadness"),
+            emotion(1, "zh", "一整天的长故事，说来话长。", "愤怒"),
+            emotion(2, "en", "Another story about a week.", "worry/anxiety"),
+            emotion(2, "zh", "又一个一周的故事。", "焦虑/担忧"),
+            emotion(3, "en", "An unpaired story.", "hope"),
+        ],
+    )
     report = run([file], checks=["alignment"])
     messages = {(f.item, f.message.split(" ")[0]) for f in by_check(report, "alignment") if f.severity == "error"}
     assert messages == {("t-emo-001-zh", "answer"), ("t-emo-003-en", "item")}
@@ -154,10 +206,14 @@ def test_schema_errors_name_file_and_line(tmp_path: Path) -> None:
     good = emotion(1, "en", "Some text.", "sadness")
     bad = emotion(2, "en", "Other text.", "melancholy")
     path = tmp_path / "bad.jsonl"
-    path.write_text(json.dumps(good) + "\n{not json\n" + json.dumps(bad) + "\n" + json.dumps(good) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(good) + "\n{not json\n" + json.dumps(bad) + "\n" + json.dumps(good) + "\n", encoding="utf-8"
+    )
     errors = by_check(run([path], checks=["schema"]), "schema")
     assert [(f.row, f.item) for f in errors] == [("line 2", ""), ("line 3", ""), ("line 4", "t-emo-001-en")]
-    assert "invalid JSON" in errors[0].message and "'melancholy'" in errors[1].message and "duplicate" in errors[2].message
+    assert (
+        "invalid JSON" in errors[0].message and "'melancholy'" in errors[1].message and "duplicate" in errors[2].message
+    )
 
 
 def test_authors_file_is_validated_and_overlap_is_measured(tmp_path: Path) -> None:
@@ -180,8 +236,10 @@ def test_bundled_files_pass_schema_leakage_alignment_duplicates_and_overlap() ->
 
 
 def test_cli_reports_findings_and_exit_codes(tmp_path: Path) -> None:
-    file = write(tmp_path / "apparent.jsonl", [emotion(1, "en", "I am so anxious.", "anxiety"),
-                                               emotion(1, "zh", "我坐立不安。", "焦虑")])
+    file = write(
+        tmp_path / "apparent.jsonl",
+        [emotion(1, "en", "I am so anxious.", "anxiety"), emotion(1, "zh", "我坐立不安。", "焦虑")],
+    )
     cmd = [sys.executable, "-m", "eq_evals.cli", "validate", str(file), "--json", str(tmp_path / "r.json")]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert result.returncode == 1, result.stderr
@@ -247,9 +305,20 @@ def test_bundled_social_set_passes_every_check() -> None:
 
 
 def test_a_one_character_full_width_stage_direction_is_found(tmp_path: Path) -> None:
-    laugh = emotion(1, "zh", "背景：聚会。\n对话：\n小王：你好。\n小李：（笑）挺好的。\n问题：小李最后一句话背后隐藏着什么情绪？",
-                    "怨恨", "hidden_emotion")
-    marker = emotion(2, "en", "Background: A visit.\nDialogue:\nAnn: Pick (a) or (b).\nBen: Fine, thanks.\n"
-                     "Question: What emotion is hidden behind Ben's final statement?", "resentment", "hidden_emotion")
+    laugh = emotion(
+        1,
+        "zh",
+        "背景：聚会。\n对话：\n小王：你好。\n小李：（笑）挺好的。\n问题：小李最后一句话背后隐藏着什么情绪？",
+        "怨恨",
+        "hidden_emotion",
+    )
+    marker = emotion(
+        2,
+        "en",
+        "Background: A visit.\nDialogue:\nAnn: Pick (a) or (b).\nBen: Fine, thanks.\n"
+        "Question: What emotion is hidden behind Ben's final statement?",
+        "resentment",
+        "hidden_emotion",
+    )
     report = run([write(tmp_path / "h.jsonl", [laugh, marker])], checks=["stage_directions"])
     assert [f.item for f in by_check(report, "stage_directions")] == ["t-emo-001-zh"]

@@ -27,8 +27,12 @@ LE_FIXTURES = REPO / "datasets" / "longemotion" / "fixtures"
 
 def env(**extra: str) -> dict[str, str]:
     """The environment of a child process: this interpreter's import path, offline, no overlay unless given."""
-    out = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), HF_HUB_OFFLINE="1",
-               INSPECT_LOG_LEVEL="warning")
+    out = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
+        HF_HUB_OFFLINE="1",
+        INSPECT_LOG_LEVEL="warning",
+    )
     out.pop("EQ_EVALS_PATH", None)
     out.update(extra)
     return out
@@ -36,8 +40,14 @@ def env(**extra: str) -> dict[str, str]:
 
 def inspect_cli(*args: str, timeout: float = 240, **extra_env: str) -> subprocess.CompletedProcess:
     """``inspect ARGS`` in a child process (the real CLI, as a user runs it)."""
-    return subprocess.run([sys.executable, "-m", "inspect_ai", *args], env=env(**extra_env), capture_output=True,
-                          text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "inspect_ai", *args],
+        env=env(**extra_env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def logs_in(folder: Path) -> list[Path]:
@@ -52,9 +62,13 @@ def only_log(folder: Path) -> EvalLog:
 
 def start_inspect_eval(log_dir: Path, task: str, *args: str, **extra_env: str) -> tuple[subprocess.Popen, Path]:
     """Start ``inspect eval TASK ARGS --log-dir LOG_DIR`` in a child process (several can run side by side)."""
-    proc = subprocess.Popen([sys.executable, "-m", "inspect_ai", "eval", task, *args, "--log-dir", str(log_dir),
-                             "--display", "none"], env=env(**extra_env), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "inspect_ai", "eval", task, *args, "--log-dir", str(log_dir), "--display", "none"],
+        env=env(**extra_env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     return proc, log_dir
 
 
@@ -87,6 +101,7 @@ def eq_evals(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
 
 # --- scores ------------------------------------------------------------------------------------------------
 
+
 def _numbers(value: Any) -> list[Any]:
     if isinstance(value, dict):
         return [v for v in value.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
@@ -103,8 +118,13 @@ def carries_no_number(score: Any) -> bool:
 
 def score_text(score: Any) -> str:
     metadata = getattr(score, "metadata", None) or {}
-    parts = [getattr(score, "reason", None), score.answer, score.explanation, metadata.get("reason"),
-             metadata.get("unscored_reason")]
+    parts = [
+        getattr(score, "reason", None),
+        score.answer,
+        score.explanation,
+        metadata.get("reason"),
+        metadata.get("unscored_reason"),
+    ]
     return " ".join(str(p) for p in parts if p)
 
 
@@ -124,18 +144,24 @@ def limit_problems(log: EvalLog, check_reason: bool = True) -> list[str]:
             continue
         for name, score in (s.scores or {}).items():
             if not carries_no_number(score):
-                problems.append(f"{s.id} (epoch {s.epoch}, {s.limit.type} limit): {name} scored {score.value!r} "
-                                f"({score_text(score)[:120]!r})")
-            elif check_reason and not ("limit" in score_text(score).lower()
-                                       or s.limit.type in score_text(score).lower()):
-                problems.append(f"{s.id} (epoch {s.epoch}, {s.limit.type} limit): {name} unscored, but the reason "
-                                f"does not name the limit: {score_text(score)[:160]!r}")
+                problems.append(
+                    f"{s.id} (epoch {s.epoch}, {s.limit.type} limit): {name} scored {score.value!r} "
+                    f"({score_text(score)[:120]!r})"
+                )
+            elif check_reason and not (
+                "limit" in score_text(score).lower() or s.limit.type in score_text(score).lower()
+            ):
+                problems.append(
+                    f"{s.id} (epoch {s.epoch}, {s.limit.type} limit): {name} unscored, but the reason "
+                    f"does not name the limit: {score_text(score)[:160]!r}"
+                )
         if not s.scores:
             problems.append(f"{s.id}: cut by a {s.limit.type} limit, neither errored nor scored")
     return problems
 
 
 # --- data and logs ------------------------------------------------------------------------------------------
+
 
 def rewrite_jsonl(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Path:
     """Rewrite every record of a JSONL file in place."""

@@ -15,11 +15,11 @@ import json
 from pathlib import Path
 
 import pytest
+from faultkit import REPO, eq_evals
 from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.errors import EqEvalsError
-from faultkit import REPO, eq_evals
 
 MARK = "OVERLAY COPY of facet_hidden"
 
@@ -29,14 +29,17 @@ def overlay_redeclaring_facet_hidden(tmp_path: Path) -> Path:
     task = REPO / "tasks" / "facet" / "facet_hidden.yaml"
     target = tmp_path / "my_evals" / "tasks" / "facet" / "facet_hidden.yaml"
     target.parent.mkdir(parents=True)
-    lines = [f'description: "{MARK}."' if line.startswith("description:") else line
-             for line in task.read_text(encoding="utf-8").splitlines()]
+    lines = [
+        f'description: "{MARK}."' if line.startswith("description:") else line
+        for line in task.read_text(encoding="utf-8").splitlines()
+    ]
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return tmp_path / "my_evals"
 
 
 def test_an_overlay_redeclaring_a_bundled_task_wins_however_its_path_is_written(
-        overlay_redeclaring_facet_hidden: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    overlay_redeclaring_facet_hidden: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.chdir(overlay_redeclaring_facet_hidden.parent)
     listed = {}
@@ -56,8 +59,14 @@ def _items(tmp_path: Path, text: str) -> Path:
 
 
 def _run_on(items: Path, tmp_path: Path) -> None:
-    inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-oracle", task_args={"source": str(items)},
-                 epochs=1, log_dir=str(tmp_path / "logs"), display="none")
+    inspect_eval(
+        "eq_evals/facet_hidden",
+        model="eq_evals/scripted-oracle",
+        task_args={"source": str(items)},
+        epochs=1,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
 
 
 def test_a_facet_item_of_only_whitespace_is_refused(tmp_path: Path) -> None:
@@ -72,8 +81,14 @@ def test_a_facet_item_of_only_zero_width_characters_is_refused(tmp_path: Path) -
 
 def _longemotion_error(source: str, tmp_path: Path) -> str:
     with pytest.raises(EqEvalsError) as ex:
-        inspect_eval("eq_evals/longemotion_qa", model="eq_evals/scripted-le_oracle", task_args={"source": source},
-                     limit=1, log_dir=str(tmp_path / "logs"), display="none")
+        inspect_eval(
+            "eq_evals/longemotion_qa",
+            model="eq_evals/scripted-le_oracle",
+            task_args={"source": source},
+            limit=1,
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
     return str(ex.value)
 
 
@@ -83,8 +98,9 @@ def test_a_missing_longemotion_source_names_source(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("kind", ["empty folder", "hub copy not cached"])
-def test_a_longemotion_source_error_names_source_not_data_dir(kind: str, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_longemotion_source_error_names_source_not_data_dir(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("LONGEMOTION_DATA_DIR", raising=False)
     (tmp_path / "empty").mkdir()

@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import EvalLog, EvalSample
 from faultkit import eq_evals, inspect_eval_cli
+from inspect_ai.log import EvalLog, EvalSample
 
 DIMENSIONS = ("P", "A", "C", "E")
 
@@ -37,28 +37,39 @@ def outage(tmp_path_factory: pytest.TempPathFactory) -> tuple[EvalLog, list[str]
     root = tmp_path_factory.mktemp("board_outage")
     marker = root / "outage"
     marker.touch()
-    grader = json.dumps({"model": "eq_evals/scripted-pace-agent",
-                         "model_args": {"fail_every": 3, "fail_while": str(marker)}})
-    log = inspect_eval_cli(root / "logs", "eq_evals/pace", "--model", "eq_evals/scripted-oracle", "--limit", "4",
-                           "--model-role", f"grader={grader}")
+    grader = json.dumps(
+        {"model": "eq_evals/scripted-pace-agent", "model_args": {"fail_every": 3, "fail_while": str(marker)}}
+    )
+    log = inspect_eval_cli(
+        root / "logs",
+        "eq_evals/pace",
+        "--model",
+        "eq_evals/scripted-oracle",
+        "--limit",
+        "4",
+        "--model-role",
+        f"grader={grader}",
+    )
     hit = [str(s.id) for s in log.samples if s.error is not None or missing_dimensions(s)]
     assert 0 < len(hit) < len(log.samples), "the outage should hit some board calls, not all"
     return log, hit
 
 
-def test_pace_board_outage_is_errored_or_an_explicit_partial_composite(outage: tuple[EvalLog, list[str]],
-                                                                       tmp_path: Path,
-                                                                       capsys: pytest.CaptureFixture) -> None:
+def test_pace_board_outage_is_errored_or_an_explicit_partial_composite(
+    outage: tuple[EvalLog, list[str]], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     log, hit = outage
     code, out, _ = eq_evals(capsys, "doctor", log.location, "--json")
     [doc] = json.loads(out)["logs"]
     # counted by doctor: as errored samples, or as partial composites whose reason says a dimension is missing
-    flagged = doc["errored"] + sum(u["count"] for u in doc["unscored"]
-                                   if re.search(r"missing|partial", u["reason"], re.IGNORECASE))
+    flagged = doc["errored"] + sum(
+        u["count"] for u in doc["unscored"] if re.search(r"missing|partial", u["reason"], re.IGNORECASE)
+    )
     assert flagged == len(hit), (doc["errored"], doc["unscored"])
     # marked in the leaderboard (--allow-partial: an errored run is then included, marked partial)
-    code, _, err = eq_evals(capsys, "ratings", log.location, "--allow-partial", "--bootstrap", "20", "--quiet",
-                            "--out", str(tmp_path))
+    code, _, err = eq_evals(
+        capsys, "ratings", log.location, "--allow-partial", "--bootstrap", "20", "--quiet", "--out", str(tmp_path)
+    )
     assert code == 0, err
     [table] = json.loads((tmp_path / "leaderboard.json").read_text(encoding="utf-8"))["pace"]
     assert table.get("partial") or all(row.get("partial") for row in table["rows"]), table

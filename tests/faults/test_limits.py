@@ -16,23 +16,47 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from faultkit import LE_FIXTURES, cut_by_a_limit, finish_inspect_eval, limit_problems, start_inspect_eval
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
 import eq_evals._registry  # noqa: F401
-from faultkit import LE_FIXTURES, cut_by_a_limit, finish_inspect_eval, limit_problems, start_inspect_eval
 
 SLOW = ("-M", "delay=2", "--time-limit", "1", "--limit", "2")
 RUNS = {
     "facet": ("eq_evals/facet_hidden", "--model", "eq_evals/scripted-oracle", "--epochs", "1"),
-    "longemotion": ("eq_evals/longemotion_classification", "--model", "eq_evals/scripted-le_oracle", "--epochs", "1",
-                    "-T", f"data_dir={LE_FIXTURES}"),
-    "heart": ("eq_evals/heart", "-T", "language=en", "--model", "eq_evals/scripted-heart-warm",
-              "--model-role", "grader=eq_evals/scripted-hjudge"),
-    "sage": ("eq_evals/sage", "--model", "eq_evals/scripted-echo",
-             "--model-role", "simulated_user=eq_evals/scripted-sage-user"),
-    "pace": ("eq_evals/pace", "--model", "eq_evals/scripted-oracle",
-             "--model-role", "grader=eq_evals/scripted-pace-agent"),
+    "longemotion": (
+        "eq_evals/longemotion_classification",
+        "--model",
+        "eq_evals/scripted-le_oracle",
+        "--epochs",
+        "1",
+        "-T",
+        f"data_dir={LE_FIXTURES}",
+    ),
+    "heart": (
+        "eq_evals/heart",
+        "-T",
+        "language=en",
+        "--model",
+        "eq_evals/scripted-heart-warm",
+        "--model-role",
+        "grader=eq_evals/scripted-hjudge",
+    ),
+    "sage": (
+        "eq_evals/sage",
+        "--model",
+        "eq_evals/scripted-echo",
+        "--model-role",
+        "simulated_user=eq_evals/scripted-sage-user",
+    ),
+    "pace": (
+        "eq_evals/pace",
+        "--model",
+        "eq_evals/scripted-oracle",
+        "--model-role",
+        "grader=eq_evals/scripted-pace-agent",
+    ),
 }
 
 
@@ -54,8 +78,15 @@ def test_facet_objective_sample_cut_by_time_limit_is_not_scored_wrong(timed_out:
 
 @pytest.mark.parametrize("limit", ["message", "token"])
 def test_facet_objective_sample_cut_by_token_or_message_limit_is_not_scored_wrong(limit: str, tmp_path: Path) -> None:
-    [log] = inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-oracle", limit=2, epochs=1,
-                         log_dir=str(tmp_path), display="none", **{f"{limit}_limit": 1})
+    [log] = inspect_eval(
+        "eq_evals/facet_hidden",
+        model="eq_evals/scripted-oracle",
+        limit=2,
+        epochs=1,
+        log_dir=str(tmp_path),
+        display="none",
+        **{f"{limit}_limit": 1},
+    )
     assert len(cut_by_a_limit(log)) == 2 and {s.limit.type for s in log.samples} == {limit}
     assert limit_problems(log) == []
 

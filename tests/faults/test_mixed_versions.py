@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from faultkit import LE_FIXTURES, eq_evals, overlay, rewrite_jsonl
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.errors import EqEvalsError
-from faultkit import LE_FIXTURES, eq_evals, overlay, rewrite_jsonl
 
 JUDGE = {"grader": "eq_evals/scripted-judge"}
 BOARD = {"grader": "eq_evals/scripted-pace-agent"}
@@ -71,6 +71,7 @@ def copy_logs(paths: list[Path], folder: Path) -> list[Path]:
 
 # --- FACET: generations, judgments, agreement, doctor, facet_pairwise ----------------------------------------
 
+
 @pytest.fixture(scope="module")
 def facet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Naturalness generations on the bundled items (v1: echo, oracle) and on a changed copy (v2: echo,
@@ -78,16 +79,37 @@ def facet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("facet_mixed")
     changed = overlay(root / "overlay", "facet", "input")
     v1 = run("eq_evals/facet_naturalness", ["eq_evals/scripted-echo", "eq_evals/scripted-oracle"], root / "v1", limit=3)
-    v2 = run("eq_evals/facet_naturalness", ["eq_evals/scripted-echo", "eq_evals/scripted-malformed"], root / "v2",
-             changed, limit=3)
+    v2 = run(
+        "eq_evals/facet_naturalness",
+        ["eq_evals/scripted-echo", "eq_evals/scripted-malformed"],
+        root / "v2",
+        changed,
+        limit=3,
+    )
     assert versions(v1[0]) == versions(v1[1]) and versions(v2[0]) == versions(v2[1])
     assert versions(v1[0]) != versions(v2[0])  # same file, different contents
-    [j1] = run("eq_evals/facet_pairwise", None, root / "j1", model_roles=JUDGE,
-               task_args={"logs": str(root / "v1"), "pairing": "round_robin"})
-    [j2] = run("eq_evals/facet_pairwise", None, root / "j2", model_roles=JUDGE,
-               task_args={"logs": str(root / "v2"), "pairing": "round_robin"})
-    return {"root": root, "v1": [Path(x.location) for x in v1], "v2": [Path(x.location) for x in v2],
-            "j1": Path(j1.location), "j2": Path(j2.location), "judged": [j1, j2]}
+    [j1] = run(
+        "eq_evals/facet_pairwise",
+        None,
+        root / "j1",
+        model_roles=JUDGE,
+        task_args={"logs": str(root / "v1"), "pairing": "round_robin"},
+    )
+    [j2] = run(
+        "eq_evals/facet_pairwise",
+        None,
+        root / "j2",
+        model_roles=JUDGE,
+        task_args={"logs": str(root / "v2"), "pairing": "round_robin"},
+    )
+    return {
+        "root": root,
+        "v1": [Path(x.location) for x in v1],
+        "v2": [Path(x.location) for x in v2],
+        "j1": Path(j1.location),
+        "j2": Path(j2.location),
+        "judged": [j1, j2],
+    }
 
 
 def test_ratings_refuse_the_mixed_judgments(facet: dict, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -115,12 +137,21 @@ def test_doctor_flags_mixed_dataset_versions(facet: dict, capsys: pytest.Capture
 
 def test_facet_pairwise_refuses_generations_of_different_versions(facet: dict, tmp_path: Path) -> None:
     mixed = copy_logs([facet["v1"][1], facet["v2"][1]], tmp_path / "gen")  # oracle (v1) and malformed (v2)
-    assert_task_refused(lambda: run("eq_evals/facet_pairwise", None, tmp_path / "judged", model_roles=JUDGE,
-                                    task_args={"logs": str(tmp_path / "gen"), "pairing": "round_robin"}),
-                        [mixed[0], facet["v1"][1]], [mixed[1], facet["v2"][1]])
+    assert_task_refused(
+        lambda: run(
+            "eq_evals/facet_pairwise",
+            None,
+            tmp_path / "judged",
+            model_roles=JUDGE,
+            task_args={"logs": str(tmp_path / "gen"), "pairing": "round_robin"},
+        ),
+        [mixed[0], facet["v1"][1]],
+        [mixed[1], facet["v2"][1]],
+    )
 
 
 # --- SAGE ------------------------------------------------------------------------------------------------------
+
 
 def test_sage_leaderboard_refuses_mixed_dataset_versions(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     changed = overlay(tmp_path / "overlay", "sage/scenarios_emotional.jsonl", "first_talk")
@@ -134,20 +165,33 @@ def test_sage_leaderboard_refuses_mixed_dataset_versions(tmp_path: Path, capsys:
 
 # --- LongEmotion -------------------------------------------------------------------------------------------------
 
+
 def test_longemotion_table_refuses_mixed_dataset_versions(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     copy = Path(shutil.copytree(LE_FIXTURES, tmp_path / "changed"))
-    rewrite_jsonl(copy / "Emotion_Classification_Emobench.jsonl",
-                  lambda r: {**r, "content": r["content"] + "\nthe end ."})
-    [a] = run("eq_evals/longemotion_classification", "eq_evals/scripted-le_oracle", tmp_path / "logs", epochs=1,
-              task_args={"data_dir": str(LE_FIXTURES)})
-    [b] = run("eq_evals/longemotion_classification", "eq_evals/scripted-le_wrong", tmp_path / "logs", epochs=1,
-              task_args={"data_dir": str(copy)})
+    rewrite_jsonl(
+        copy / "Emotion_Classification_Emobench.jsonl", lambda r: {**r, "content": r["content"] + "\nthe end ."}
+    )
+    [a] = run(
+        "eq_evals/longemotion_classification",
+        "eq_evals/scripted-le_oracle",
+        tmp_path / "logs",
+        epochs=1,
+        task_args={"data_dir": str(LE_FIXTURES)},
+    )
+    [b] = run(
+        "eq_evals/longemotion_classification",
+        "eq_evals/scripted-le_wrong",
+        tmp_path / "logs",
+        epochs=1,
+        task_args={"data_dir": str(copy)},
+    )
     assert a.status == b.status == "success"
     code, out, err = eq_evals(capsys, "longemotion", "table", tmp_path / "logs")
     assert_refused(code, out + err, [Path(a.location)], [Path(b.location)])
 
 
 # --- PACE ------------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def pace(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
@@ -159,20 +203,52 @@ def pace(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     v1 = run("eq_evals/pace", models, root / "v1", model_roles=BOARD, limit=2)
     v2 = run("eq_evals/pace", models, root / "v2", changed, model_roles=BOARD, limit=2)
     assert versions(v1[0]) != versions(v2[0])
-    battles = [run("eq_evals/pace_pairwise", None, root / f"b{i}", model_roles=BOARD,
-                   task_args={"logs": str(root / f"v{i}"), "overall": True})[0] for i in (1, 2)]
-    return {"root": root, "v1": [Path(x.location) for x in v1], "v2": [Path(x.location) for x in v2],
-            "b1": Path(battles[0].location), "b2": Path(battles[1].location)}
+    battles = [
+        run(
+            "eq_evals/pace_pairwise",
+            None,
+            root / f"b{i}",
+            model_roles=BOARD,
+            task_args={"logs": str(root / f"v{i}"), "overall": True},
+        )[0]
+        for i in (1, 2)
+    ]
+    return {
+        "root": root,
+        "v1": [Path(x.location) for x in v1],
+        "v2": [Path(x.location) for x in v2],
+        "b1": Path(battles[0].location),
+        "b2": Path(battles[1].location),
+    }
 
 
 def test_pace_weights_refuse_mixed_dataset_versions(pace: dict, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code, out, err = eq_evals(capsys, "pace", "weights", pace["b1"], pace["b2"], "--bootstrap", "0",
-                              "--fallback", "uniform", "--out", tmp_path / "w.json")
+    code, out, err = eq_evals(
+        capsys,
+        "pace",
+        "weights",
+        pace["b1"],
+        pace["b2"],
+        "--bootstrap",
+        "0",
+        "--fallback",
+        "uniform",
+        "--out",
+        tmp_path / "w.json",
+    )
     assert_refused(code, out + err, [pace["b1"]], [pace["b2"]])
 
 
 def test_pace_pairwise_refuses_generations_of_different_versions(pace: dict, tmp_path: Path) -> None:
     mixed = copy_logs([pace["v1"][0], pace["v2"][1]], tmp_path / "gen")  # echo (v1) and oracle (v2)
-    assert_task_refused(lambda: run("eq_evals/pace_pairwise", None, tmp_path / "battles", model_roles=BOARD,
-                                    task_args={"logs": str(tmp_path / "gen")}),
-                        [mixed[0], pace["v1"][0]], [mixed[1], pace["v2"][1]])
+    assert_task_refused(
+        lambda: run(
+            "eq_evals/pace_pairwise",
+            None,
+            tmp_path / "battles",
+            model_roles=BOARD,
+            task_args={"logs": str(tmp_path / "gen")},
+        ),
+        [mixed[0], pace["v1"][0]],
+        [mixed[1], pace["v2"][1]],
+    )

@@ -63,22 +63,45 @@ def same(a: dict, b: dict) -> bool:
 
 
 CASES = {
-    "facet": dict(task="eq_evals/facet_hidden", model="eq_evals/scripted-oracle", roles=None,
-                  task_args={"language": "en"}, limit=6, epochs=2),
-    "sage": dict(task="eq_evals/sage", model="eq_evals/scripted-echo",
-                 roles={"simulated_user": ("eq_evals/scripted-sage-user", {"changes": 10})}, task_args={},
-                 limit=2, epochs=1),
-    "longemotion": dict(task="eq_evals/longemotion_summary", model="eq_evals/scripted-le_oracle",
-                        roles={k: (v, {}) for k, v in LE_ROLES.items()},
-                        task_args={"fixtures": True, "retriever": "bm25"}, limit=3, epochs=1),
+    "facet": dict(
+        task="eq_evals/facet_hidden",
+        model="eq_evals/scripted-oracle",
+        roles=None,
+        task_args={"language": "en"},
+        limit=6,
+        epochs=2,
+    ),
+    "sage": dict(
+        task="eq_evals/sage",
+        model="eq_evals/scripted-echo",
+        roles={"simulated_user": ("eq_evals/scripted-sage-user", {"changes": 10})},
+        task_args={},
+        limit=2,
+        epochs=1,
+    ),
+    "longemotion": dict(
+        task="eq_evals/longemotion_summary",
+        model="eq_evals/scripted-le_oracle",
+        roles={k: (v, {}) for k, v in LE_ROLES.items()},
+        task_args={"fixtures": True, "retriever": "bm25"},
+        limit=3,
+        epochs=1,
+    ),
 }
 
 
 def run(case: dict, log_dir: Path, **model_args: Any) -> EvalLog:
     roles = {r: get_model(m, **a) for r, (m, a) in case["roles"].items()} if case["roles"] else None
-    [log] = inspect_eval(case["task"], model=get_model(case["model"], **model_args), model_roles=roles,
-                         task_args=case["task_args"], limit=case["limit"], epochs=case["epochs"],
-                         log_dir=str(log_dir), display="none")
+    [log] = inspect_eval(
+        case["task"],
+        model=get_model(case["model"], **model_args),
+        model_roles=roles,
+        task_args=case["task_args"],
+        limit=case["limit"],
+        epochs=case["epochs"],
+        log_dir=str(log_dir),
+        display="none",
+    )
     return log
 
 
@@ -100,8 +123,10 @@ def test_failing_model_then_eval_retry_loses_and_doubles_nothing(benchmark: str,
     # the folder now holds the failed log and its retry: every command uses the retry, without a skip warning
     selection = logcheck.select([failed.location, retried.location])
     assert [i.path for _, i in selection.kept] == [retried.location]
-    assert selection.warnings == [f"note: left out {failed.location} (not complete): the same run (task id "
-                                  f"{failed.eval.task_id}) is read from {retried.location}, its completed retry"]
+    assert selection.warnings == [
+        f"note: left out {failed.location} (not complete): the same run (task id "
+        f"{failed.eval.task_id}) is read from {retried.location}, its completed retry"
+    ]
     assert doctor.diagnose([str(tmp_path / "failed")])["ok"]
     if benchmark == "sage":
         rows = sage_leaderboard.collect([str(tmp_path / "failed")])
@@ -116,13 +141,20 @@ def test_slow_model_gives_the_same_scores(tmp_path: Path) -> None:
     assert same(values(slow), values(fast))
 
 
-@pytest.mark.parametrize("benchmark,judge,reason", [
-    ("sage", ("eq_evals/scripted-sage-user", {"changes": 5, "garble": "emotion", "garble_at": 1}),
-     "simulator_unparseable"),
-    ("longemotion", ("eq_evals/scripted-le_judge_garbage", {}), "grader_failed"),
-])
-def test_garbling_helper_models_leave_samples_unscored_with_a_reason(benchmark: str, judge: tuple, reason: str,
-                                                                     tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "benchmark,judge,reason",
+    [
+        (
+            "sage",
+            ("eq_evals/scripted-sage-user", {"changes": 5, "garble": "emotion", "garble_at": 1}),
+            "simulator_unparseable",
+        ),
+        ("longemotion", ("eq_evals/scripted-le_judge_garbage", {}), "grader_failed"),
+    ],
+)
+def test_garbling_helper_models_leave_samples_unscored_with_a_reason(
+    benchmark: str, judge: tuple, reason: str, tmp_path: Path
+) -> None:
     case = dict(CASES[benchmark])
     role = "simulated_user" if benchmark == "sage" else "grader"
     case["roles"] = {**case["roles"], role: judge}
@@ -132,12 +164,24 @@ def test_garbling_helper_models_leave_samples_unscored_with_a_reason(benchmark: 
 
 
 def test_garbling_and_failing_judge_in_pairwise_judging(tmp_path: Path) -> None:
-    inspect_eval("eq_evals/facet_naturalness", model=["eq_evals/scripted-echo", "eq_evals/scripted-oracle"],
-                 task_args={"language": "en"}, limit=4, log_dir=str(tmp_path / "gen"), display="none")
+    inspect_eval(
+        "eq_evals/facet_naturalness",
+        model=["eq_evals/scripted-echo", "eq_evals/scripted-oracle"],
+        task_args={"language": "en"},
+        limit=4,
+        log_dir=str(tmp_path / "gen"),
+        display="none",
+    )
 
     def judge(grader: Any, where: str) -> EvalLog:
-        [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": grader},
-                             task_args={"logs": str(tmp_path / "gen"), "pairing": "round_robin"}, log_dir=str(tmp_path / where), display="none")
+        [log] = inspect_eval(
+            "eq_evals/facet_pairwise",
+            model=None,
+            model_roles={"grader": grader},
+            task_args={"logs": str(tmp_path / "gen"), "pairing": "round_robin"},
+            log_dir=str(tmp_path / where),
+            display="none",
+        )
         return log
 
     info = assert_accounted(judge("eq_evals/scripted-judge-garbled", "garbled"))

@@ -24,19 +24,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from faultkit import REPO, eq_evals
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
 import eq_evals._registry  # noqa: F401
-from faultkit import REPO, eq_evals
 
 JUDGE = {"grader": "eq_evals/scripted-judge"}
 # The scripted FACET models do not know these items: oracle and wrong answer "I could not find a question I
 # recognise." (8 words), malformed a fixed 15-word sentence, echo "[scripted] " + the item (1 + its words).
-ITEMS = ["my sister never calls me back anymore honestly",   # echo 9 words: loses by one "+"
-         "work has been piling up and nobody notices it",     # echo 10 words: loses
-         "i keep thinking about the exam i failed today",     # echo 10 words: loses
-         "i miss my old friends"]                             # echo 6 words: wins the last matchup
+ITEMS = [
+    "my sister never calls me back anymore honestly",  # echo 9 words: loses by one "+"
+    "work has been piling up and nobody notices it",  # echo 10 words: loses
+    "i keep thinking about the exam i failed today",  # echo 10 words: loses
+    "i miss my old friends",
+]  # echo 6 words: wins the last matchup
 
 
 @pytest.fixture(scope="module")
@@ -46,16 +48,33 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("rankings")
     first = json.loads((REPO / "datasets" / "facet" / "naturalness.jsonl").read_text(encoding="utf-8").splitlines()[0])
     items = root / "items.jsonl"
-    items.write_text("".join(json.dumps({**first, "id": f"n-{i:03d}-en", "item_id": f"n-{i:03d}", "input": text}) + "\n"
-                             for i, text in enumerate(ITEMS, 1)), encoding="utf-8")
+    items.write_text(
+        "".join(
+            json.dumps({**first, "id": f"n-{i:03d}-en", "item_id": f"n-{i:03d}", "input": text}) + "\n"
+            for i, text in enumerate(ITEMS, 1)
+        ),
+        encoding="utf-8",
+    )
     out = {}
-    for name, models in (("a", ["eq_evals/scripted-echo", "eq_evals/scripted-oracle"]),
-                         ("b", ["eq_evals/scripted-malformed", "eq_evals/scripted-wrong"])):
-        inspect_eval("eq_evals/facet_naturalness", model=models, task_args={"source": str(items)},
-                     log_dir=str(root / f"gen_{name}"), display="none")
-        [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles=JUDGE, display="none",
-                             task_args={"logs": str(root / f"gen_{name}"), "pairing": "round_robin"},
-                             log_dir=str(root / f"judged_{name}"))
+    for name, models in (
+        ("a", ["eq_evals/scripted-echo", "eq_evals/scripted-oracle"]),
+        ("b", ["eq_evals/scripted-malformed", "eq_evals/scripted-wrong"]),
+    ):
+        inspect_eval(
+            "eq_evals/facet_naturalness",
+            model=models,
+            task_args={"source": str(items)},
+            log_dir=str(root / f"gen_{name}"),
+            display="none",
+        )
+        [log] = inspect_eval(
+            "eq_evals/facet_pairwise",
+            model=None,
+            model_roles=JUDGE,
+            display="none",
+            task_args={"logs": str(root / f"gen_{name}"), "pairing": "round_robin"},
+            log_dir=str(root / f"judged_{name}"),
+        )
         out[name] = Path(log.location)
         if name == "a":
             winners = [s.scores["pairwise_judge"].answer for s in sorted(log.samples, key=lambda s: str(s.id))]
@@ -73,21 +92,24 @@ def ratings(capsys: pytest.CaptureFixture, out: Path, *args: Any) -> tuple[int, 
 
 
 @pytest.mark.parametrize("method", ["bt", "thurstone"])
-def test_bt_and_thurstone_refuse_a_disconnected_comparison_graph(method: str, judged: dict[str, Path],
-                                                                 tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_bt_and_thurstone_refuse_a_disconnected_comparison_graph(
+    method: str, judged: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     code, said = ratings(capsys, tmp_path, judged["a"], judged["b"], "--method", method)
     assert code != 0 and "disconnected into 2 components" in said
 
 
 @pytest.mark.parametrize("method", ["trueskill", "elo", "eqbench3"])
-def test_a_disconnected_comparison_graph_is_refused_or_noted(method: str, judged: dict[str, Path], tmp_path: Path,
-                                                             capsys: pytest.CaptureFixture) -> None:
+def test_a_disconnected_comparison_graph_is_refused_or_noted(
+    method: str, judged: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     _, said = ratings(capsys, tmp_path, judged["a"], judged["b"], "--method", method)
     assert re.search(r"disconnected|not connected|components?\b", said, re.IGNORECASE), said
 
 
-def test_eqbench3_on_four_matchups_has_a_small_sample_note(judged: dict[str, Path], tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture) -> None:
+def test_eqbench3_on_four_matchups_has_a_small_sample_note(
+    judged: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     code, said = ratings(capsys, tmp_path, judged["a"], "--method", "eqbench3")
     assert code == 0, said
     assert re.search(r"small[- ]sample|too few|only \d+ (comparisons|matchups)", said, re.IGNORECASE), said
@@ -97,16 +119,23 @@ def test_eqbench3_on_four_matchups_has_a_small_sample_note(judged: dict[str, Pat
 def heart_loser(tmp_path: Path) -> Path:
     """A HEART log whose only system replies with nothing: it loses every comparison with the reference (an
     automatic loss at strength 5, docs/heart.md)."""
-    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-silent",
-                         model_roles={"grader": "eq_evals/scripted-hjudge"}, task_args={"language": "en"}, limit=2,
-                         log_dir=str(tmp_path / "logs"), display="none")
+    [log] = inspect_eval(
+        "eq_evals/heart",
+        model="eq_evals/scripted-heart-silent",
+        model_roles={"grader": "eq_evals/scripted-hjudge"},
+        task_args={"language": "en"},
+        limit=2,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
     assert log.status == "success" and len(log.samples) == 2
     assert all(s.scores["heart_pairwise"].value["overall"] == 0 for s in log.samples)
     return tmp_path / "logs"
 
 
-def test_ratings_on_a_heart_system_that_loses_every_comparison(heart_loser: Path, tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture) -> None:
+def test_ratings_on_a_heart_system_that_loses_every_comparison(
+    heart_loser: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     code, _, stderr = eq_evals(capsys, "ratings", heart_loser, "--quiet", "--out", tmp_path / "out")
     assert code == 0, stderr
     rows = json.loads((tmp_path / "out" / "heart_leaderboard.json").read_text(encoding="utf-8"))["rows"]
@@ -122,9 +151,14 @@ def test_ratings_on_a_heart_system_that_loses_every_comparison(heart_loser: Path
 def sage_tie(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two SAGE logs whose models get the same Sentient score (the scripted user's emotion ignores the replies)."""
     root = tmp_path_factory.mktemp("sage_tie")
-    logs = inspect_eval("eq_evals/sage", model=["eq_evals/scripted-echo", "eq_evals/scripted-oracle"],
-                        model_roles={"simulated_user": get_model("eq_evals/scripted-sage-user", changes=10)}, limit=2,
-                        log_dir=str(root), display="none")
+    logs = inspect_eval(
+        "eq_evals/sage",
+        model=["eq_evals/scripted-echo", "eq_evals/scripted-oracle"],
+        model_roles={"simulated_user": get_model("eq_evals/scripted-sage-user", changes=10)},
+        limit=2,
+        log_dir=str(root),
+        display="none",
+    )
     means = {log.results.scores[0].metrics["mean"].value for log in logs}
     assert len(logs) == 2 and len(means) == 1, means
     return root

@@ -20,11 +20,11 @@ import re
 from pathlib import Path
 
 import pytest
+from faultkit import cut, eq_evals, inspect_cli, inspect_eval_cli, logs_in
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
 import eq_evals._registry  # noqa: F401
-from faultkit import cut, eq_evals, inspect_cli, inspect_eval_cli, logs_in
 
 
 @pytest.fixture(scope="module")
@@ -32,12 +32,23 @@ def battles(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """A clean PACE battle log judged with -T overall=true (3 battles, 6 records) and a folder holding
     a cancelled copy of it (2 battles) together with that copy's ``inspect eval-retry``."""
     root = tmp_path_factory.mktemp("pace_retry")
-    inspect_eval("eq_evals/pace", model=["eq_evals/scripted-echo", "eq_evals/scripted-oracle"],
-                 model_roles={"grader": "eq_evals/scripted-pace-agent"}, task_args={"language": "en"}, limit=3,
-                 log_dir=str(root / "gen"), display="none")
-    [clean] = inspect_eval("eq_evals/pace_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-pace-agent"},
-                           task_args={"logs": str(root / "gen"), "overall": True}, log_dir=str(root / "clean"),
-                           display="none")
+    inspect_eval(
+        "eq_evals/pace",
+        model=["eq_evals/scripted-echo", "eq_evals/scripted-oracle"],
+        model_roles={"grader": "eq_evals/scripted-pace-agent"},
+        task_args={"language": "en"},
+        limit=3,
+        log_dir=str(root / "gen"),
+        display="none",
+    )
+    [clean] = inspect_eval(
+        "eq_evals/pace_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-pace-agent"},
+        task_args={"logs": str(root / "gen"), "overall": True},
+        log_dir=str(root / "clean"),
+        display="none",
+    )
     assert clean.status == "success" and len(clean.samples) == 3
     cancelled = cut(Path(clean.location), root / "chain" / "battles_cut.eval", keep=2)
     proc = inspect_cli("eval-retry", str(cancelled), "--log-dir", str(root / "chain"), "--display", "none")
@@ -59,8 +70,9 @@ def test_pace_weights_from_the_clean_battle_log(battles: dict, tmp_path: Path, c
     assert result["n_records"] == 6  # 3 battles, 2 responses each
 
 
-def test_pace_weights_refuse_or_mark_a_cancelled_battle_log(battles: dict, tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture) -> None:
+def test_pace_weights_refuse_or_mark_a_cancelled_battle_log(
+    battles: dict, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     code, said, result = weights(capsys, tmp_path / "w.json", battles["cancelled"])
     assert str(battles["cancelled"]) in said and re.search(r"cancelled|partial|not complete", said, re.IGNORECASE), said
     if code == 0:  # included: then the weights say they come from a partial log
@@ -82,11 +94,24 @@ def failed_twice(tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = tmp_path_factory.mktemp("failed_twice")
     marker = root / "outage"
     marker.touch()
-    first = inspect_eval_cli(root / "logs", "eq_evals/facet_hidden", "--model", "eq_evals/scripted-oracle",
-                             "-M", "fail_every=1", "-M", f"fail_while={marker}", "--limit", "2", "--epochs", "1")
+    first = inspect_eval_cli(
+        root / "logs",
+        "eq_evals/facet_hidden",
+        "--model",
+        "eq_evals/scripted-oracle",
+        "-M",
+        "fail_every=1",
+        "-M",
+        f"fail_while={marker}",
+        "--limit",
+        "2",
+        "--epochs",
+        "1",
+    )
     assert first.status == "error"
-    proc = inspect_cli("eval-retry", first.location, "--no-fail-on-error", "--log-dir", str(root / "logs"),
-                       "--display", "none")
+    proc = inspect_cli(
+        "eval-retry", first.location, "--no-fail-on-error", "--log-dir", str(root / "logs"), "--display", "none"
+    )
     [retry] = [p for p in logs_in(root / "logs") if str(p) != first.location] or [None]
     assert retry is not None, proc.stderr[-2000:]
     again = read_eval_log(str(retry))
@@ -95,14 +120,16 @@ def failed_twice(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return {"folder": root / "logs", "first": first.location, "retry": str(retry)}
 
 
-def test_a_retry_that_failed_again_is_not_complete(failed_twice: dict, tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture) -> None:
+def test_a_retry_that_failed_again_is_not_complete(
+    failed_twice: dict, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     code, out, _ = eq_evals(capsys, "doctor", str(failed_twice["folder"]))
     assert "finished by its retry" not in out, out
     assert code == 1  # two partial logs: not ok
     code, out, _ = eq_evals(capsys, "doctor", str(failed_twice["folder"]), "--json")
     report = json.loads(out)
     assert report["retried"] == {} and not report["ok"]
-    code, out, err = eq_evals(capsys, "ratings", str(failed_twice["folder"]), "--allow-partial", "--quiet",
-                              "--out", str(tmp_path))
+    code, out, err = eq_evals(
+        capsys, "ratings", str(failed_twice["folder"]), "--allow-partial", "--quiet", "--out", str(tmp_path)
+    )
     assert f"its retry {failed_twice['retry']} is complete" not in out + err

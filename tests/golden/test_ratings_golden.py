@@ -37,14 +37,32 @@ INSPECT_LOG_NAME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}[^\s\"'
 
 
 def ratings(benchmark_logs, out: Path, method: str) -> dict[str, str]:
-    code = cli_main(["ratings", str(benchmark_logs.ratings_dir), "--out", str(out), "--method", method,
-                     "--bootstrap", BOOTSTRAP, "--quiet"])
+    code = cli_main(
+        [
+            "ratings",
+            str(benchmark_logs.ratings_dir),
+            "--out",
+            str(out),
+            "--method",
+            method,
+            "--bootstrap",
+            BOOTSTRAP,
+            "--quiet",
+        ]
+    )
     assert code == 0
-    files = {p.name: benchmark_logs.normalise(p.read_text(encoding="utf-8"))
-             for p in sorted(out.iterdir()) if p.suffix in COMPARED}
+    files = {
+        p.name: benchmark_logs.normalise(p.read_text(encoding="utf-8"))
+        for p in sorted(out.iterdir())
+        if p.suffix in COMPARED
+    }
     # JSON is compared as data: keys sorted, so a section's key order is not a difference
-    files = {name: json.dumps(json.loads(text), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-             if name.endswith(".json") else text for name, text in files.items()}
+    files = {
+        name: json.dumps(json.loads(text), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+        if name.endswith(".json")
+        else text
+        for name, text in files.items()
+    }
     for name, text in files.items():
         for leftover in (str(benchmark_logs.root), str(out)):
             assert leftover not in text, f"{name}: a path left after normalisation: {leftover}"
@@ -53,19 +71,33 @@ def ratings(benchmark_logs, out: Path, method: str) -> dict[str, str]:
 
 
 def diff(expected: str, actual: str, path: Path) -> str:
-    lines = list(difflib.unified_diff(expected.splitlines(keepends=True), actual.splitlines(keepends=True),
-                                      fromfile=f"{path} (expected)", tofile=f"{path.name} (written now)", n=2))
+    lines = list(
+        difflib.unified_diff(
+            expected.splitlines(keepends=True),
+            actual.splitlines(keepends=True),
+            fromfile=f"{path} (expected)",
+            tofile=f"{path.name} (written now)",
+            n=2,
+        )
+    )
     shown = lines[:300] + ([f"... {len(lines) - 300} more diff lines\n"] if len(lines) > 300 else [])
     return "".join(shown)
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_ratings_output_matches_the_golden_files(benchmark_logs, tmp_path: Path, method: str,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_ratings_output_matches_the_golden_files(
+    benchmark_logs, tmp_path: Path, method: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     files = ratings(benchmark_logs, tmp_path / "out", method)
     capsys.readouterr()  # the Markdown printed on stdout is leaderboard.md, compared below
-    assert {"leaderboard.md", "leaderboard.csv", "leaderboard.json", "heart_leaderboard.md", "heart_leaderboard.csv",
-            "heart_leaderboard.json"} <= set(files)
+    assert {
+        "leaderboard.md",
+        "leaderboard.csv",
+        "leaderboard.json",
+        "heart_leaderboard.md",
+        "heart_leaderboard.csv",
+        "heart_leaderboard.json",
+    } <= set(files)
     folder = EXPECTED / method
     if UPDATE:
         folder.mkdir(parents=True, exist_ok=True)
@@ -78,10 +110,16 @@ def test_ratings_output_matches_the_golden_files(benchmark_logs, tmp_path: Path,
     expected_names = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
     assert expected_names == sorted(files), (
         f"files written for --method {method} differ from {folder}: expected {expected_names}, written "
-        f"{sorted(files)} (EQ_EVALS_UPDATE_GOLDEN=1 regenerates them)")
-    problems = [diff(expected, files[name], folder / name) for name in expected_names
-                if (expected := (folder / name).read_text(encoding="utf-8")) != files[name]]
+        f"{sorted(files)} (EQ_EVALS_UPDATE_GOLDEN=1 regenerates them)"
+    )
+    problems = [
+        diff(expected, files[name], folder / name)
+        for name in expected_names
+        if (expected := (folder / name).read_text(encoding="utf-8")) != files[name]
+    ]
     if problems:
-        pytest.fail(f"eq-evals ratings --method {method} output differs from the golden files "
-                    "(EQ_EVALS_UPDATE_GOLDEN=1 regenerates them if the change is intended):\n" + "\n".join(problems),
-                    pytrace=False)
+        pytest.fail(
+            f"eq-evals ratings --method {method} output differs from the golden files "
+            "(EQ_EVALS_UPDATE_GOLDEN=1 regenerates them if the change is intended):\n" + "\n".join(problems),
+            pytrace=False,
+        )

@@ -41,7 +41,12 @@ def test_release_counts_hashes_ids_and_speakers() -> None:
     assert all(s.target == "" and s.metadata["group_id"].startswith("adv:") for s in adversarial)
     regular = samples[:280]
     assert sum(s.metadata["speakers"][0] == "supporter" for s in regular) == 152
-    assert sorted(s.metadata["source_index"] for s in regular if s.metadata["reference_repeats_history"]) == [43, 93, 97, 99]
+    assert sorted(s.metadata["source_index"] for s in regular if s.metadata["reference_repeats_history"]) == [
+        43,
+        93,
+        97,
+        99,
+    ]
     assert sum(s.metadata["reference_shared_with_sibling"] for s in regular) == 24
     assert regular[48].metadata["content_flags"] == ["self_harm_request"]
     assert len({s.metadata["group_id"] for s in regular}) == 261  # conversation clusters (19 pairs)
@@ -86,15 +91,18 @@ def test_project_rows_load_and_filter() -> None:
     assert [s.id for s in heart_samples(str(FIXTURE), "en", "adversarial")] == ["fixture-adv-001-en"]
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda r: r.pop("speakers"), r"row 2: missing field\(s\) \['speakers'\]"),
-    (lambda r: r.update(emotion_type="boredom"), r"row 2: emotion_type='boredom'"),
-    (lambda r: r.update(problem_type="Job Crisis"), r"row 2: problem_type='Job Crisis'"),
-    (lambda r: r.update(speakers=["seeker"] * 5), r"row 2: speakers must list"),
-    (lambda r: r.update(source="HEART"), r"row 2: source='HEART'"),
-    (lambda r: r.update(subset="adversarial", escalation_profile=None), r"row 2: an adversarial row needs"),
-    (lambda r: r.update(id="fixture-reg-001-en"), r"row 2: id='fixture-reg-001-en'"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda r: r.pop("speakers"), r"row 2: missing field\(s\) \['speakers'\]"),
+        (lambda r: r.update(emotion_type="boredom"), r"row 2: emotion_type='boredom'"),
+        (lambda r: r.update(problem_type="Job Crisis"), r"row 2: problem_type='Job Crisis'"),
+        (lambda r: r.update(speakers=["seeker"] * 5), r"row 2: speakers must list"),
+        (lambda r: r.update(source="HEART"), r"row 2: source='HEART'"),
+        (lambda r: r.update(subset="adversarial", escalation_profile=None), r"row 2: an adversarial row needs"),
+        (lambda r: r.update(id="fixture-reg-001-en"), r"row 2: id='fixture-reg-001-en'"),
+    ],
+)
 def test_bad_project_rows_are_named(tmp_path: Path, edit, message: str) -> None:
     lines = FIXTURE.read_text(encoding="utf-8").splitlines()
     row = json.loads(lines[1])

@@ -13,8 +13,8 @@ from inspect_ai import score as inspect_score
 from inspect_ai.log import read_eval_log
 
 import eq_evals._registry  # noqa: F401
-from eq_evals.heart.leaderboard import score_records
 from eq_evals.cli import main as cli_main
+from eq_evals.heart.leaderboard import score_records
 
 FIXTURE = str(Path(__file__).resolve().parents[1] / "fixtures" / "heart_histories.jsonl")
 PANEL = ["eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild", "eq_evals/scripted-heart-judge"]
@@ -22,8 +22,14 @@ SYSTEMS = ["heart-warm", "heart-plain", "heart-terse"]
 
 
 def run(model: str, log_dir: Path, grader=PANEL, **task_args):
-    [log] = inspect_eval("eq_evals/heart", model=f"eq_evals/scripted-{model}", model_roles={"grader": grader},
-                         task_args={"source": FIXTURE, **task_args}, log_dir=str(log_dir), display="none")
+    [log] = inspect_eval(
+        "eq_evals/heart",
+        model=f"eq_evals/scripted-{model}",
+        model_roles={"grader": grader},
+        task_args={"source": FIXTURE, **task_args},
+        log_dir=str(log_dir),
+        display="none",
+    )
     assert log.status == "success", log.error
     return log
 
@@ -43,7 +49,7 @@ def test_generation_cleaning_and_records(round_robin) -> None:
     warm = round_robin[0]
     assert warm.eval.config is not None
     sample = next(s for s in warm.samples if s.id == "fixture-reg-001-en")
-    assert sample.output.completion.startswith("I'm really sorry, it sounds like \"Not great. I lost my job\"")
+    assert sample.output.completion.startswith('I\'m really sorry, it sounds like "Not great. I lost my job"')
     score = sample.scores["heart_pairwise"]
     records = score_records(score)
     # two eligible judges (heart-judge shares the supporters' family) x two orders x six criteria
@@ -63,12 +69,16 @@ def test_generation_cleaning_and_records(round_robin) -> None:
 
 def test_new_system_is_judged_against_existing_logs_only(round_robin) -> None:
     terse = round_robin[2]
-    pairs = {(r["system_a"], r["system_b"]) for s in terse.samples
-             for r in score_records(s.scores["heart_pairwise"])}
-    assert pairs == {("eq_evals/scripted-heart-terse", o) for o in
-                     ("reference", "eq_evals/scripted-heart-warm", "eq_evals/scripted-heart-plain")}
-    first = {(r["system_a"], r["system_b"]) for s in round_robin[0].samples
-             for r in score_records(s.scores["heart_pairwise"])}
+    pairs = {(r["system_a"], r["system_b"]) for s in terse.samples for r in score_records(s.scores["heart_pairwise"])}
+    assert pairs == {
+        ("eq_evals/scripted-heart-terse", o)
+        for o in ("reference", "eq_evals/scripted-heart-warm", "eq_evals/scripted-heart-plain")
+    }
+    first = {
+        (r["system_a"], r["system_b"])
+        for s in round_robin[0].samples
+        for r in score_records(s.scores["heart_pairwise"])
+    }
     assert first == {("eq_evals/scripted-heart-warm", "reference")}  # old logs are not re-judged
 
 
@@ -87,7 +97,9 @@ def test_ratings_write_the_heart_leaderboard(round_robin, tmp_path: Path) -> Non
     assert warm["overall_win_rate"] == 100.0 and warm["H"] < 50  # H prefers the shorter reply
     assert warm["elo_ci_asymptotic"][0] < warm["elo"] < warm["elo_ci_asymptotic"][1]
     assert set(result["judges"]) == {"eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild"}
-    assert result["agreement"]["pairwise"]["eq_evals/scripted-hjudge ~ eq_evals/scripted-hjudge-mild"]["agreement"] == 1.0
+    assert (
+        result["agreement"]["pairwise"]["eq_evals/scripted-hjudge ~ eq_evals/scripted-hjudge-mild"]["agreement"] == 1.0
+    )
     md = (out / "leaderboard.md").read_text()
     assert "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating |" in md
     # the adversarial fixture item is only judged between systems (it has no reference)
@@ -107,8 +119,9 @@ def test_heart_leaderboard_command_writes_the_same_files_as_ratings(round_robin,
     assert "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating |" in out
     assert f"written: {tmp_path / 'h' / 'heart_leaderboard.md'}, " in out
     for ext in ("md", "csv", "json"):
-        assert (tmp_path / "h" / f"heart_leaderboard.{ext}").read_text() == \
-               (tmp_path / "r" / f"heart_leaderboard.{ext}").read_text()
+        assert (tmp_path / "h" / f"heart_leaderboard.{ext}").read_text() == (
+            tmp_path / "r" / f"heart_leaderboard.{ext}"
+        ).read_text()
     assert (tmp_path / "h" / "heart_leaderboard.png").stat().st_size > 0
     assert cli_main(["heart", "leaderboard", str(tmp_path / "h")]) == 2  # no logs there: an error, not an empty board
 
@@ -125,8 +138,7 @@ def test_garbled_judge_is_retried_then_unscored_never_a_loss(tmp_path: Path) -> 
     for s in log.samples:
         score = s.scores["heart_pairwise"]
         assert score.value != score.value  # unscored (NaN), not 0
-        assert score_records(score) and all(r["error"] == "parse" and r["winner"] is None
-                                                     for r in score_records(score))
+        assert score_records(score) and all(r["error"] == "parse" and r["winner"] is None for r in score_records(score))
         [replies] = score.metadata["judge_raw"].values()
         assert len(replies) == 2
     late = run("heart-warm", tmp_path / "late", grader=["eq_evals/scripted-hjudge-late"], subset="regular")
@@ -155,8 +167,13 @@ def test_release_rubric_and_rejudging_an_existing_log(round_robin, tmp_path: Pat
     from eq_evals.heart.scorer import heart_pairwise
 
     plain = round_robin[1]
-    rescored = inspect_score(plain, [heart_pairwise(opponents="reference", rubric="release", order="fixed")],
-                             model_roles={"grader": "eq_evals/scripted-hjudge"}, action="overwrite", display="none")
+    rescored = inspect_score(
+        plain,
+        [heart_pairwise(opponents="reference", rubric="release", order="fixed")],
+        model_roles={"grader": "eq_evals/scripted-hjudge"},
+        action="overwrite",
+        display="none",
+    )
     sample = next(s for s in rescored.samples if s.id == "fixture-reg-001-en")
     records = score_records(sample.scores["heart_pairwise"])
     assert {r["rubric"] for r in records} == {"release"} and {r["order"] for r in records} == {"ab"}
@@ -165,7 +182,8 @@ def test_release_rubric_and_rejudging_an_existing_log(round_robin, tmp_path: Pat
 
 
 def test_judge_human_agreement_on_heart_logs(round_robin, tmp_path: Path) -> None:
-    from eq_evals.agreement_cli import ENSEMBLE_MAJORITY as HEART_MAJORITY, agreement
+    from eq_evals.agreement_cli import ENSEMBLE_MAJORITY as HEART_MAJORITY
+    from eq_evals.agreement_cli import agreement
 
     terse = round_robin[2].location
     warm, terse_id = "eq_evals/scripted-heart-warm", "eq_evals/scripted-heart-terse"
@@ -190,10 +208,20 @@ def test_judge_human_agreement_on_heart_logs(round_robin, tmp_path: Path) -> Non
 def test_strategy_classifier_and_distribution(round_robin, tmp_path: Path) -> None:
     from eq_evals.heart.strategies import sentences
 
-    assert sentences("I hear you. What happened? 我明白。你还好吗？") == ["I hear you.", "What happened?", "我明白。", "你还好吗？"]
+    assert sentences("I hear you. What happened? 我明白。你还好吗？") == [
+        "I hear you.",
+        "What happened?",
+        "我明白。",
+        "你还好吗？",
+    ]
     logs = ",".join(log.location for log in round_robin[:2] + round_robin[2:])
-    [log] = inspect_eval("eq_evals/heart_strategies", model="eq_evals/scripted-hstrategy",
-                         task_args={"logs": logs}, log_dir=str(tmp_path / "s"), display="none")
+    [log] = inspect_eval(
+        "eq_evals/heart_strategies",
+        model="eq_evals/scripted-hstrategy",
+        task_args={"logs": logs},
+        log_dir=str(tmp_path / "s"),
+        display="none",
+    )
     assert log.status == "success", log.error
     assert len(log.samples) == 3 * 3
     warm = next(s for s in log.samples if s.id == "eq_evals/scripted-heart-warm|fixture-reg-001-en")
@@ -202,45 +230,91 @@ def test_strategy_classifier_and_distribution(round_robin, tmp_path: Path) -> No
     # "Not great." alone is small talk for the scripted classifier
     assert md["strategies"] == ["Chit Chat", "Clarification", "Emotional Validation", "Reflective Statements"]
     out = tmp_path / "ratings"
-    assert cli_main(["ratings", log.location, *[r.location for r in round_robin], "--out", str(out),
-                     "--bootstrap", "50", "--quiet"]) == 0
+    assert (
+        cli_main(
+            [
+                "ratings",
+                log.location,
+                *[r.location for r in round_robin],
+                "--out",
+                str(out),
+                "--bootstrap",
+                "50",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     result = json.loads((out / "heart_strategies.json").read_text())
     terse = result["systems"]["eq_evals/scripted-heart-terse"]
     assert terse["usage"]["Suggest Options"] == 100.0 and terse["usage"]["Clarification"] == 0.0
     assert result["systems"]["eq_evals/scripted-heart-warm"]["usage"]["Clarification"] == 100.0
     assert terse["range"] == 100.0 and terse["sd"] > 0
-    garbled = inspect_eval("eq_evals/heart_strategies", model="eq_evals/scripted-hjudge-garbled",
-                           task_args={"logs": round_robin[0].location}, log_dir=str(tmp_path / "g"), display="none")[0]
+    garbled = inspect_eval(
+        "eq_evals/heart_strategies",
+        model="eq_evals/scripted-hjudge-garbled",
+        task_args={"logs": round_robin[0].location},
+        log_dir=str(tmp_path / "g"),
+        display="none",
+    )[0]
     assert all(s.scores["heart_strategy_usage"].metadata["sentences"][0]["parsed"] is False for s in garbled.samples)
 
 
 def test_configuration_errors_name_the_problem(round_robin, tmp_path: Path) -> None:
-    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-warm", task_args={"source": FIXTURE},
-                         log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/heart",
+        model="eq_evals/scripted-heart-warm",
+        task_args={"source": FIXTURE},
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "error" and "needs a judge ensemble: --model-role grader=" in log.error.message
     warm = round_robin[0].location
-    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-plain", model_roles={"grader": PANEL},
-                         task_args={"source": FIXTURE, "opponents": warm, "prompt_style": "paper"},
-                         log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/heart",
+        model="eq_evals/scripted-heart-plain",
+        model_roles={"grader": PANEL},
+        task_args={"source": FIXTURE, "opponents": warm, "prompt_style": "paper"},
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "error" and "-T prompt_style='release', this run uses 'paper'" in log.error.message
-    strategies = inspect_eval("eq_evals/heart_strategies", model="eq_evals/scripted-hstrategy",
-                              task_args={"logs": warm}, limit=1, log_dir=str(tmp_path / "s"), display="none")[0]
-    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-plain", model_roles={"grader": PANEL},
-                         task_args={"source": FIXTURE, "opponents": strategies.location},
-                         log_dir=str(tmp_path), display="none")
+    strategies = inspect_eval(
+        "eq_evals/heart_strategies",
+        model="eq_evals/scripted-hstrategy",
+        task_args={"logs": warm},
+        limit=1,
+        log_dir=str(tmp_path / "s"),
+        display="none",
+    )[0]
+    [log] = inspect_eval(
+        "eq_evals/heart",
+        model="eq_evals/scripted-heart-plain",
+        model_roles={"grader": PANEL},
+        task_args={"source": FIXTURE, "opponents": strategies.location},
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "error", "a log of another task is not an opponent"
-    assert f"opponent log {strategies.location} is a log of" in log.error.message and "not of eq_evals/heart" in log.error.message
+    assert (
+        f"opponent log {strategies.location} is a log of" in log.error.message
+        and "not of eq_evals/heart" in log.error.message
+    )
 
 
 def test_release_histories_end_to_end(tmp_path: Path) -> None:
     from support import shared_file
 
     folder = str(shared_file("heart", "dialogues_regular.json").parent)
-    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-warm",
-                         model_roles={"grader": ["eq_evals/scripted-hjudge"]},
-                         task_args={"source": folder, "exclude_misaligned_reference": True},
-                         sample_id=["heart-reg-000", "heart-reg-043", "heart-adv-00"],
-                         log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/heart",
+        model="eq_evals/scripted-heart-warm",
+        model_roles={"grader": ["eq_evals/scripted-hjudge"]},
+        task_args={"source": folder, "exclude_misaligned_reference": True},
+        sample_id=["heart-reg-000", "heart-reg-043", "heart-adv-00"],
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "success", log.error
     scores = {s.id: s.scores["heart_pairwise"] for s in log.samples}
     assert {r["system_b"] for r in score_records(scores["heart-reg-000"])} == {"esconv_original"}
@@ -253,17 +327,25 @@ def test_release_histories_end_to_end(tmp_path: Path) -> None:
 
 
 def test_named_judge_roles(tmp_path: Path) -> None:
-    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-plain",
-                         model_roles={"judge_one": "eq_evals/scripted-hjudge", "judge_two": "eq_evals/scripted-hjudge-mild"},
-                         task_args={"source": FIXTURE, "subset": "regular", "judge_roles": "judge_one,judge_two"},
-                         log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/heart",
+        model="eq_evals/scripted-heart-plain",
+        model_roles={"judge_one": "eq_evals/scripted-hjudge", "judge_two": "eq_evals/scripted-hjudge-mild"},
+        task_args={"source": FIXTURE, "subset": "regular", "judge_roles": "judge_one,judge_two"},
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "success", log.error
     judges = {r["judge"] for s in log.samples for r in score_records(s.scores["heart_pairwise"])}
     assert judges == {"eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild"}
-    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-plain",
-                         model_roles={"judge_one": "eq_evals/scripted-hjudge"},
-                         task_args={"source": FIXTURE, "subset": "regular", "judge_roles": "judge_one,judge_x"},
-                         log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/heart",
+        model="eq_evals/scripted-heart-plain",
+        model_roles={"judge_one": "eq_evals/scripted-hjudge"},
+        task_args={"source": FIXTURE, "subset": "regular", "judge_roles": "judge_one,judge_x"},
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "error" and "judge role(s) ['judge_x'] are not bound" in log.error.message
 
 

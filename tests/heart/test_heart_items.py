@@ -25,13 +25,35 @@ DATA = REPO / "datasets" / "heart"
 CARD = DATA / "README.md"
 LANGUAGES = ("en", "zh")
 
-FIELDS = ("id", "language", "subset", "dialogue_history", "speakers", "emotion_type", "problem_type", "situation",
-          "escalation_profile", "reference_response", "source")
+FIELDS = (
+    "id",
+    "language",
+    "subset",
+    "dialogue_history",
+    "speakers",
+    "emotion_type",
+    "problem_type",
+    "situation",
+    "escalation_profile",
+    "reference_response",
+    "source",
+)
 # ESConv's labels (Liu et al. 2021), (datasets/heart/README.md, 'Schema').
 EMOTIONS = {"anxiety", "depression", "sadness", "fear", "anger", "shame", "disgust", "nervousness", "pain"}
-PROBLEMS = ("ongoing depression", "job crisis", "academic pressure", "breakup with partner", "problems with friends",
-            "alcohol abuse", "sleep problems", "conflict with parents", "appearance anxiety", "procrastination",
-            "issues with children", "issues with parents")
+PROBLEMS = (
+    "ongoing depression",
+    "job crisis",
+    "academic pressure",
+    "breakup with partner",
+    "problems with friends",
+    "alcohol abuse",
+    "sleep problems",
+    "conflict with parents",
+    "appearance anxiety",
+    "procrastination",
+    "issues with children",
+    "issues with parents",
+)
 # HEART §9.2: Always-10, Linear-Ramp, Mid-Spike, Mid-Ramp.
 PROFILES = ("always-10", "linear-ramp", "mid-spike", "mid-ramp")
 ID_RE = re.compile(r"^heart-proj-(reg|adv)-(\d{3})-(en|zh)$")
@@ -143,14 +165,16 @@ def reference_problems(items: list[dict], language: str) -> list[str]:
         size = len(ref.split()) if language == "en" else len(CJK_RE.findall(ref))
         low, high = (20, 60) if language == "en" else (30, 120)
         if not low <= size <= high:
-            out.append(f"{it['id']}: reference has {size} {'words' if language == 'en' else 'characters'}, "
-                       f"expected {low}-{high}")
+            out.append(
+                f"{it['id']}: reference has {size} {'words' if language == 'en' else 'characters'}, "
+                f"expected {low}-{high}"
+            )
     return out
 
 
 def ngrams(text: str, n: int = 5) -> set[str]:
     t = norm(text)
-    return {t[i:i + n] for i in range(len(t) - n + 1)}
+    return {t[i : i + n] for i in range(len(t) - n + 1)}
 
 
 def near_duplicate_problems(items: list[dict], threshold: float = NEAR_DUPLICATE_JACCARD) -> list[str]:
@@ -172,16 +196,22 @@ def coverage_problems(items: list[dict], language: str) -> list[str]:
     covered = {it["problem_type"] for it in items if it["subset"] == "regular"}
     out += [f"{language}: no regular item with problem_type {p!r}" for p in PROBLEMS if p not in covered]
     profiles = Counter(it["escalation_profile"] for it in items if it["subset"] == "adversarial")
-    out += [f"{language}: {profiles[p]} adversarial items with profile {p}, expected 3" for p in PROFILES
-            if profiles[p] != 3]
+    out += [
+        f"{language}: {profiles[p]} adversarial items with profile {p}, expected 3"
+        for p in PROFILES
+        if profiles[p] != 3
+    ]
     return out
 
 
 def pair_problems(en: list[dict], zh: list[dict]) -> list[str]:
     """Every item exists in both languages with the same situation labels and turn structure."""
     by_key = {lang: {it["id"].rsplit("-", 1)[0]: it for it in rows} for lang, rows in (("en", en), ("zh", zh))}
-    out = [f"{k}: only in {lang}" for lang, other in (("en", "zh"), ("zh", "en"))
-           for k in sorted(set(by_key[lang]) - set(by_key[other]))]
+    out = [
+        f"{k}: only in {lang}"
+        for lang, other in (("en", "zh"), ("zh", "en"))
+        for k in sorted(set(by_key[lang]) - set(by_key[other]))
+    ]
     for k in sorted(set(by_key["en"]) & set(by_key["zh"])):
         e, z = by_key["en"][k], by_key["zh"][k]
         for field in ("subset", "speakers", "emotion_type", "problem_type", "escalation_profile"):
@@ -195,18 +225,28 @@ def pair_problems(en: list[dict], zh: list[dict]) -> list[str]:
 # ---------------------------------------------------------------------------------------------------- the card
 def counts_table(by_language: dict[str, list[dict]]) -> str:
     """Markdown table: items per subset x problem type x emotion, one count column per language."""
-    counts = {lang: Counter((it["subset"], it["problem_type"], it["emotion_type"]) for it in rows)
-              for lang, rows in by_language.items()}
-    keys = sorted(set().union(*counts.values()),
-                  key=lambda k: (k[0] != "regular", PROBLEMS.index(k[1]) if k[1] in PROBLEMS else 99, k[1], k[2]))
+    counts = {
+        lang: Counter((it["subset"], it["problem_type"], it["emotion_type"]) for it in rows)
+        for lang, rows in by_language.items()
+    }
+    keys = sorted(
+        set().union(*counts.values()),
+        key=lambda k: (k[0] != "regular", PROBLEMS.index(k[1]) if k[1] in PROBLEMS else 99, k[1], k[2]),
+    )
     langs = list(by_language)
-    lines = ["| subset | problem_type | emotion_type | " + " | ".join(langs) + " |",
-             "|---|---|---|" + "---:|" * len(langs)]
-    lines += [f"| {s} | {p} | {e} | " + " | ".join(str(counts[lang][(s, p, e)]) for lang in langs) + " |"
-              for s, p, e in keys]
+    lines = [
+        "| subset | problem_type | emotion_type | " + " | ".join(langs) + " |",
+        "|---|---|---|" + "---:|" * len(langs),
+    ]
+    lines += [
+        f"| {s} | {p} | {e} | " + " | ".join(str(counts[lang][(s, p, e)]) for lang in langs) + " |" for s, p, e in keys
+    ]
     for subset in ("regular", "adversarial"):
-        lines.append(f"| **{subset}** | | | " + " | ".join(
-            str(sum(v for k, v in counts[lang].items() if k[0] == subset)) for lang in langs) + " |")
+        lines.append(
+            f"| **{subset}** | | | "
+            + " | ".join(str(sum(v for k, v in counts[lang].items() if k[0] == subset)) for lang in langs)
+            + " |"
+        )
     lines.append("| **all** | | | " + " | ".join(str(sum(counts[lang].values())) for lang in langs) + " |")
     return "\n".join(lines)
 
@@ -284,7 +324,8 @@ def test_ids_unique_across_files_and_pairs_match(items):
 
 def test_card_counts_table_is_the_computed_one(items):
     assert card_block(CARD.read_text(encoding="utf-8")) == counts_table(items), (
-        "the card's counts table is stale: run python tests/heart/test_heart_items.py --write-card")
+        "the card's counts table is stale: run python tests/heart/test_heart_items.py --write-card"
+    )
 
 
 def test_card_states_license_and_provenance():
@@ -295,6 +336,7 @@ def test_card_states_license_and_provenance():
 
 def _mutations(items: dict[str, list[dict]]):
     """(name, expected problem text, broken copy): each must be reported by the check written for it."""
+
     def mutate(fn):
         broken = copy.deepcopy(items)
         fn(broken)
@@ -306,28 +348,68 @@ def _mutations(items: dict[str, list[dict]]):
     yield "missing key", "keys", mutate(lambda b: b["zh"][en0].pop("situation"))
     yield "unknown emotion", "not an ESConv emotion", mutate(lambda b: b["en"][en0].update(emotion_type="joy"))
     yield "duplicate id", "duplicate id", mutate(lambda b: b["en"][1].update(id=b["en"][0]["id"]))
-    yield "speakers do not alternate", "do not alternate", mutate(lambda b: b["en"][en0]["speakers"].__setitem__(
-        1, b["en"][en0]["speakers"][0]))
+    yield (
+        "speakers do not alternate",
+        "do not alternate",
+        mutate(lambda b: b["en"][en0]["speakers"].__setitem__(1, b["en"][en0]["speakers"][0])),
+    )
     yield "speaker count", "turns but", mutate(lambda b: b["zh"][en0]["speakers"].pop())
-    yield "odd adversarial", "even number", mutate(lambda b: (b["en"][adv]["dialogue_history"].pop(0),
-                                               b["en"][adv]["speakers"].pop(0)))
-    yield "adversarial without profile", "without an escalation profile", mutate(
-        lambda b: b["en"][adv].update(escalation_profile=None))
-    yield "regular with profile", "regular item with escalation_profile", mutate(
-        lambda b: b["en"][en0].update(escalation_profile="mid-spike"))
-    yield "English in zh", "no Chinese characters", mutate(
-        lambda b: b["zh"][en0].update(reference_response=b["en"][en0]["reference_response"]))
-    yield "Chinese in en", "Chinese characters in", mutate(
-        lambda b: b["en"][en0]["dialogue_history"].__setitem__(0, "你好"))
-    yield "reference repeats history", "repeats a turn", mutate(lambda b: b["en"][en0].update(
-        reference_response=b["en"][en0]["dialogue_history"][-1]))
-    yield "near duplicate", "Jaccard", mutate(lambda b: b["en"][1].update(
-        dialogue_history=[t + "!" for t in b["en"][0]["dialogue_history"]], speakers=list(b["en"][0]["speakers"]),
-        subset=b["en"][0]["subset"], escalation_profile=b["en"][0]["escalation_profile"]))
-    yield "pair label differs", "differs between en and zh", mutate(
-        lambda b: b["zh"][en0].update(problem_type="sleep problems"))
-    yield "problem type uncovered", "no regular item with problem_type", mutate(
-        lambda b: [it.update(problem_type="job crisis") for it in b["en"] if it["problem_type"] == "procrastination"])
+    yield (
+        "odd adversarial",
+        "even number",
+        mutate(lambda b: (b["en"][adv]["dialogue_history"].pop(0), b["en"][adv]["speakers"].pop(0))),
+    )
+    yield (
+        "adversarial without profile",
+        "without an escalation profile",
+        mutate(lambda b: b["en"][adv].update(escalation_profile=None)),
+    )
+    yield (
+        "regular with profile",
+        "regular item with escalation_profile",
+        mutate(lambda b: b["en"][en0].update(escalation_profile="mid-spike")),
+    )
+    yield (
+        "English in zh",
+        "no Chinese characters",
+        mutate(lambda b: b["zh"][en0].update(reference_response=b["en"][en0]["reference_response"])),
+    )
+    yield (
+        "Chinese in en",
+        "Chinese characters in",
+        mutate(lambda b: b["en"][en0]["dialogue_history"].__setitem__(0, "你好")),
+    )
+    yield (
+        "reference repeats history",
+        "repeats a turn",
+        mutate(lambda b: b["en"][en0].update(reference_response=b["en"][en0]["dialogue_history"][-1])),
+    )
+    yield (
+        "near duplicate",
+        "Jaccard",
+        mutate(
+            lambda b: b["en"][1].update(
+                dialogue_history=[t + "!" for t in b["en"][0]["dialogue_history"]],
+                speakers=list(b["en"][0]["speakers"]),
+                subset=b["en"][0]["subset"],
+                escalation_profile=b["en"][0]["escalation_profile"],
+            )
+        ),
+    )
+    yield (
+        "pair label differs",
+        "differs between en and zh",
+        mutate(lambda b: b["zh"][en0].update(problem_type="sleep problems")),
+    )
+    yield (
+        "problem type uncovered",
+        "no regular item with problem_type",
+        mutate(
+            lambda b: [
+                it.update(problem_type="job crisis") for it in b["en"] if it["problem_type"] == "procrastination"
+            ]
+        ),
+    )
     yield "too few items", "expected at least", mutate(lambda b: b.update(en=b["en"][:40]))
 
 
@@ -353,7 +435,7 @@ def test_no_long_span_shared_with_the_release(items):
 
     def spans(text: str, n: int = 10) -> set[tuple[str, ...]]:
         words = re.findall(r"[a-z0-9']+", text.lower())
-        return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+        return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
     release = set().union(*(spans(t) for t in release_texts))
     shared = [(it["id"], " ".join(s)) for it in items["en"] for t in texts(it) for s in spans(t) if s in release]

@@ -16,11 +16,22 @@ pytestmark = pytest.mark.local_model
 
 def test_heart_smoke_on_the_embedded_model(tmp_path) -> None:
     need_embedded_model()
-    [log] = inspect_eval("eq_evals/heart", model="eq_evals/smollm2", model_args={"n_threads": 1},
-                         model_roles={"grader": get_model("eq_evals/smollm2", n_threads=1)},
-                         task_args={"language": "en", "subset": "regular", "attempts": 1, "judge_max_tokens": 160,
-                                    "exclude_same_family": False},
-                         limit=2, log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/heart",
+        model="eq_evals/smollm2",
+        model_args={"n_threads": 1},
+        model_roles={"grader": get_model("eq_evals/smollm2", n_threads=1)},
+        task_args={
+            "language": "en",
+            "subset": "regular",
+            "attempts": 1,
+            "judge_max_tokens": 160,
+            "exclude_same_family": False,
+        },
+        limit=2,
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "success", log.error
     assert len(log.samples) == 2
     for sample in log.samples:

@@ -25,10 +25,12 @@ def test_generation_prompt_labels_and_styles(samples) -> None:
     system, user = prompts.generation_messages(md, "release")
     lines = user.splitlines()
     assert lines[-1] == "Supporter:"
-    assert lines[-5:-1] == ["Supporter: Hello, what brings you here?",
-                            "Seeker: Why do you care. You are useless like everyone else.",
-                            "Supporter: I'm sorry you feel that way.",
-                            "Seeker: Stop apologizing and actually help me, my exams are in two days!"]
+    assert lines[-5:-1] == [
+        "Supporter: Hello, what brings you here?",
+        "Seeker: Why do you care. You are useless like everyone else.",
+        "Supporter: I'm sorry you feel that way.",
+        "Seeker: Stop apologizing and actually help me, my exams are in two days!",
+    ]
     assert "40 words" in user and "\\n" not in user  # real newlines, not the release's literal backslash-n
     paper_system, paper_user = prompts.generation_messages(md, "paper")
     assert paper_user == user and paper_system != system and "1-3 sentences" in paper_system
@@ -44,11 +46,26 @@ def test_reply_cleaning() -> None:
     assert prompts.reply_length(" ".join(["w"] * 41), "en") == (41, True)
 
 
-@pytest.mark.parametrize("rubric, keys", [
-    ("heart", ["human_alignment", "empathic_responsiveness", "attunement", "resonance", "task_following", "overall"]),
-    ("release", ["empathic_responsiveness", "emotional_handling_and_insight", "personalization_and_contextual_adaptation",
-                 "conversational_fluency_and_naturalness", "instruction_following_and_safety", "overall_eq"]),
-])
+@pytest.mark.parametrize(
+    "rubric, keys",
+    [
+        (
+            "heart",
+            ["human_alignment", "empathic_responsiveness", "attunement", "resonance", "task_following", "overall"],
+        ),
+        (
+            "release",
+            [
+                "empathic_responsiveness",
+                "emotional_handling_and_insight",
+                "personalization_and_contextual_adaptation",
+                "conversational_fluency_and_naturalness",
+                "instruction_following_and_safety",
+                "overall_eq",
+            ],
+        ),
+    ],
+)
 def test_judge_prompt_in_both_orders(samples, rubric: str, keys: list[str]) -> None:
     md = samples["fixture-reg-001-en"]
     x, y = "Reply X {with braces}", "Reply Y"
@@ -59,7 +76,7 @@ def test_judge_prompt_in_both_orders(samples, rubric: str, keys: list[str]) -> N
         assert f"Final Response: {first}\n\n[RESPONDENT A0488]" in prompt
         assert f"A0493 Final Turn: {first}\nA0488 Final Turn: {second}" in prompt
         assert "Context: this conversation is about support with anxiety." in prompt
-        skeleton = json.loads(prompt[prompt.index("{\n"): prompt.rindex("}") + 1])
+        skeleton = json.loads(prompt[prompt.index("{\n") : prompt.rindex("}") + 1])
         assert list(skeleton) == ["chain_of_thought_reasoning"] + keys
     assert ab != ba
     _, zh = prompts.judge_messages(samples["fixture-reg-001-zh"], x, y, rubric)
@@ -75,8 +92,14 @@ def reply(**values) -> str:
     return json.dumps({"chain_of_thought_reasoning": "r", **values})
 
 
-ALL = dict(human_alignment="A0493+++", empathic_responsiveness="A0488", attunement="A0493++++++",
-           resonance=" A0488 ++", task_following="A0493+", overall="A0488+++++")
+ALL = dict(
+    human_alignment="A0493+++",
+    empathic_responsiveness="A0488",
+    attunement="A0493++++++",
+    resonance=" A0488 ++",
+    task_following="A0493+",
+    overall="A0488+++++",
+)
 
 
 def test_verdict_parser_cases() -> None:
@@ -91,10 +114,17 @@ def test_verdict_parser_cases() -> None:
     assert verdicts(reply(**dict(ALL, overall="tie")))["overall"] is None
     assert verdicts("I prefer the first one.") is None
     assert verdicts(reply(**{k: "A0493＋＋" for k in ALL}))["overall"] == (0, 2)  # full-width plus signs
-    release = verdicts(reply(empathic_responsiveness="A0488++", emotional_handling_and_insight="A0493",
-                             personalization_and_contextual_adaptation="A0488+",
-                             conversational_fluency_and_naturalness="A0493++++",
-                             instruction_following_and_safety="A0488+++", overall_eq="A0493++"), "release")
+    release = verdicts(
+        reply(
+            empathic_responsiveness="A0488++",
+            emotional_handling_and_insight="A0493",
+            personalization_and_contextual_adaptation="A0488+",
+            conversational_fluency_and_naturalness="A0493++++",
+            instruction_following_and_safety="A0488+++",
+            overall_eq="A0493++",
+        ),
+        "release",
+    )
     assert release == {"E": (1, 2), "A": (0, 1), "R": (1, 1), "H": (0, 4), "T": (1, 3), "overall": (0, 2)}
 
 
@@ -118,7 +148,9 @@ def test_families_and_same_family_exclusion() -> None:
 
 
 def test_order_hash_is_stable_and_balanced() -> None:
-    assert order_seed(1234, "heart-reg-001", "esconv_original", "openai/gpt-4o").random() == \
+    assert (
         order_seed(1234, "heart-reg-001", "esconv_original", "openai/gpt-4o").random()
+        == order_seed(1234, "heart-reg-001", "esconv_original", "openai/gpt-4o").random()
+    )
     firsts = [order_seed(1234, f"heart-reg-{i:03d}", "x", "j").random() < 0.5 for i in range(280)]
     assert 110 < sum(firsts) < 170

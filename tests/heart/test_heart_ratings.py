@@ -24,15 +24,28 @@ def synthetic(n_items: int = 150, seed: int = 7) -> list[dict]:
     records = []
     for item in range(n_items):
         for i, a in enumerate(systems):
-            for b in systems[i + 1:]:
+            for b in systems[i + 1 :]:
                 for judge in ("j1", "j2"):
                     p = 1 / (1 + math.exp(-(TRUE_THETA[a] - TRUE_THETA[b])))
                     a_wins = rng.random() < p
                     strength = max(1, min(5, round(1 + abs(TRUE_THETA[a] - TRUE_THETA[b]) * 1.5 + rng.gauss(0, 0.7))))
-                    records.append({"sample_id": f"s{item}", "group_id": f"g{item // 2}", "language": "en",
-                                    "system_a": a, "system_b": b, "judge": judge, "order": rng.choice(["ab", "ba"]),
-                                    "criterion": "overall", "winner": "a" if a_wins else "b", "strength": strength,
-                                    "error": None, "self_judged": False, "rubric": "heart"})
+                    records.append(
+                        {
+                            "sample_id": f"s{item}",
+                            "group_id": f"g{item // 2}",
+                            "language": "en",
+                            "system_a": a,
+                            "system_b": b,
+                            "judge": judge,
+                            "order": rng.choice(["ab", "ba"]),
+                            "criterion": "overall",
+                            "winner": "a" if a_wins else "b",
+                            "strength": strength,
+                            "error": None,
+                            "self_judged": False,
+                            "rubric": "heart",
+                        }
+                    )
     return records
 
 
@@ -49,7 +62,7 @@ def release_elo(records: list[dict]) -> dict[str, float]:
 
     def loss(theta: np.ndarray) -> float:
         p = np.clip(1 / (1 + np.exp(theta[b] - theta[a])), 1e-10, 1 - 1e-10)
-        return float(-(s * np.log(p) + (1 - s) * np.log(1 - p)).sum() + 1e-6 * (theta ** 2).sum())
+        return float(-(s * np.log(p) + (1 - s) * np.log(1 - p)).sum() + 1e-6 * (theta**2).sum())
 
     theta = minimize(loss, np.zeros(len(systems)), method="BFGS", options={"gtol": 1e-9}).x
     strengths = np.exp(theta)
@@ -61,8 +74,9 @@ def test_soft_outcome_mapping() -> None:
     def c(outcome: float, margin: int) -> Comparison:
         return Comparison("x", "y", outcome, margin, "i")
 
-    assert [comparison_weights(c(1.0, m), margin_mode="heart_soft")[0] for m in range(1, 6)] == \
-        pytest.approx([0.55, 0.65, 0.75, 0.85, 0.95])
+    assert [comparison_weights(c(1.0, m), margin_mode="heart_soft")[0] for m in range(1, 6)] == pytest.approx(
+        [0.55, 0.65, 0.75, 0.85, 0.95]
+    )
     assert comparison_weights(c(0.0, 3), margin_mode="heart_soft") == pytest.approx((0.25, 0.75))
     assert comparison_weights(c(0.5, 0), margin_mode="heart_soft") == (0.5, 0.5)
 
@@ -79,7 +93,9 @@ def test_elo_formula_and_asymptotic_interval() -> None:
     for m, s in strengths.items():
         assert scores[m] == pytest.approx(1500 + 400 * math.log10(s / geomean))
     lo, hi = asymptotic_interval(1500.0, 4000)
-    assert (hi - lo) / 2 == pytest.approx(340.5 / math.sqrt(4000), rel=1e-3)  # ±5.4 at n = 4,000 (HEART paper §9.8: SE = sqrt(1/n_i))
+    assert (hi - lo) / 2 == pytest.approx(
+        340.5 / math.sqrt(4000), rel=1e-3
+    )  # ±5.4 at n = 4,000 (HEART paper §9.8: SE = sqrt(1/n_i))
     assert asymptotic_interval(1500.0, 0) == (None, None)
 
 
@@ -102,15 +118,28 @@ def test_heart_mode_agrees_with_the_release_arithmetic() -> None:
 
 
 def test_both_orders_are_combined_and_sweeps_counted() -> None:
-    base = {"sample_id": "s1", "group_id": "g1", "language": "en", "system_a": "new", "system_b": "old",
-            "judge": "j", "error": None, "self_judged": False, "rubric": "heart"}
-    agree = [dict(base, order="ab", criterion="overall", winner="a", strength=2),
-             dict(base, order="ba", criterion="overall", winner="a", strength=5)]
+    base = {
+        "sample_id": "s1",
+        "group_id": "g1",
+        "language": "en",
+        "system_a": "new",
+        "system_b": "old",
+        "judge": "j",
+        "error": None,
+        "self_judged": False,
+        "rubric": "heart",
+    }
+    agree = [
+        dict(base, order="ab", criterion="overall", winner="a", strength=2),
+        dict(base, order="ba", criterion="overall", winner="a", strength=5),
+    ]
     [c] = comparisons(agree)
     assert (c.model_a, c.model_b, c.outcome, c.margin, c.conflicted) == ("new", "old", 1.0, 4, False)
     # position-biased judge: the first-shown reply wins in both orders -> a conflicted draw
-    biased = [dict(base, order="ab", criterion="overall", winner="a", strength=3),
-              dict(base, order="ba", criterion="overall", winner="b", strength=3)]
+    biased = [
+        dict(base, order="ab", criterion="overall", winner="a", strength=3),
+        dict(base, order="ba", criterion="overall", winner="b", strength=3),
+    ]
     [c] = comparisons(biased)
     assert (c.outcome, c.margin, c.conflicted) == (0.5, 0, True)
     sweep = [dict(base, order="ab", criterion=x, winner="a", strength=1) for x in "HEART"]

@@ -50,8 +50,12 @@ def plain(row: dict) -> dict:
 
 def bundled_rows(name: str, files: list[str]) -> list[dict]:
     folder = declarative_root() / "datasets" / name
-    return [plain(json.loads(line)) for f in files for line in (folder / f).read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    return [
+        plain(json.loads(line))
+        for f in files
+        for line in (folder / f).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -87,8 +91,9 @@ def test_cards_parse_with_huggingface_hub_and_have_the_required_fields(exported:
         body = (declarative_root() / "datasets" / name / "README.md").read_text(encoding="utf-8")
         assert body.rstrip() in card.text
         assert "Project-authored by eq-evals, not the paper's data." in card.text and manifest.statement in body
-        assert data["eq_evals"]["sha256"] == sources.content_hash(bundled_rows(name, sorted(
-            {f for fs in manifest.configs.values() for f in fs})))
+        assert data["eq_evals"]["sha256"] == sources.content_hash(
+            bundled_rows(name, sorted({f for fs in manifest.configs.values() for f in fs}))
+        )
 
 
 def test_language_counts_in_the_card(exported: dict[str, Path]) -> None:
@@ -105,12 +110,21 @@ def test_language_counts_in_the_card(exported: dict[str, Path]) -> None:
 
 def test_facet_configs_are_the_item_pools(exported: dict[str, Path]) -> None:
     _, manifest = hub.load_manifest("facet")
-    assert list(manifest.configs) == ["apparent", "hidden", "prediction", "social", "crisis", "deepening",
-                                      "shared", "naturalness"]  # one per item pool (docs/hub.md)
+    assert list(manifest.configs) == [
+        "apparent",
+        "hidden",
+        "prediction",
+        "social",
+        "crisis",
+        "deepening",
+        "shared",
+        "naturalness",
+    ]  # one per item pool (docs/hub.md)
 
 
-def test_load_dataset_returns_exactly_the_bundled_rows_for_every_config(exported: dict[str, Path],
-                                                                       tmp_path: Path) -> None:
+def test_load_dataset_returns_exactly_the_bundled_rows_for_every_config(
+    exported: dict[str, Path], tmp_path: Path
+) -> None:
     import datasets
 
     datasets.disable_progress_bars()
@@ -121,8 +135,9 @@ def test_load_dataset_returns_exactly_the_bundled_rows_for_every_config(exported
             assert [plain(dict(r)) for r in rows] == bundled_rows(name, files), f"{name}/{config}"
 
 
-def test_export_refuses_a_non_empty_folder_and_a_card_that_disagrees(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_export_refuses_a_non_empty_folder_and_a_card_that_disagrees(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "x").write_text("x")
     with pytest.raises(EqEvalsError, match="not empty"):
@@ -141,7 +156,9 @@ def test_rows_that_are_not_project_authored_are_refused(tmp_path: Path, monkeypa
     shutil.copytree(declarative_root() / "datasets" / "facet", overlay)
     lines = (overlay / "crisis.jsonl").read_text(encoding="utf-8").splitlines()
     row = json.loads(lines[2])
-    row["id"] = "facet-009-zh"  # the authors' id scheme (datasets/facet/README.md, 'Schema'): their items have no license
+    row["id"] = (
+        "facet-009-zh"  # the authors' id scheme (datasets/facet/README.md, 'Schema'): their items have no license
+    )
     lines[2] = json.dumps(row, ensure_ascii=False)
     (overlay / "crisis.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path / "overlay"))
@@ -178,8 +195,9 @@ class FakeHub:
         monkeypatch.setattr(HfApi, "create_tag", create_tag)
 
 
-def test_push_uploads_the_folder_in_one_commit_and_tags_it(exported: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
-                                                          capsys: pytest.CaptureFixture) -> None:
+def test_push_uploads_the_folder_in_one_commit_and_tags_it(
+    exported: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     fake = FakeHub(monkeypatch)
     monkeypatch.setenv("HF_TOKEN", "hf_doNotPrintThisToken")
     folder = exported["facet"]
@@ -191,8 +209,9 @@ def test_push_uploads_the_folder_in_one_commit_and_tags_it(exported: dict[str, P
     _, repo, ops, kw = fake.calls[1]
     assert repo == "me/eq-facet" and kw["repo_type"] == "dataset"
     assert sorted(op.path_in_repo for op in ops) == sorted(p.name for p in folder.iterdir())
-    assert {op.path_in_repo: Path(op.path_or_fileobj).read_bytes() for op in ops}["social.jsonl"] == \
-        (declarative_root() / "datasets" / "facet" / "social.jsonl").read_bytes()
+    assert {op.path_in_repo: Path(op.path_or_fileobj).read_bytes() for op in ops}["social.jsonl"] == (
+        declarative_root() / "datasets" / "facet" / "social.jsonl"
+    ).read_bytes()
     assert kw["commit_message"] == f"eq-evals {__version__}: facet (sha256 {facet_sha()[:12]})"
     assert fake.calls[2][1] == "me/eq-facet" and fake.calls[2][2]["tag"] == "v1" and fake.calls[2][2]["revision"] == sha
     assert f"commit: {sha} (tag v1)" in out.out and f"-T source=hf://me/eq-facet@{sha}" in out.out
@@ -203,13 +222,19 @@ def test_push_by_name_exports_first(monkeypatch: pytest.MonkeyPatch, capsys: pyt
     fake = FakeHub(monkeypatch)
     assert cli_main(["hub", "push", "sage", "--repo", "me/eq-sage"]) == 0
     _, _, ops, kw = fake.calls[1]
-    assert sorted(op.path_in_repo for op in ops) == ["README.md", "scenarios_emotional.jsonl", "scenarios_rational.jsonl"]
+    assert sorted(op.path_in_repo for op in ops) == [
+        "README.md",
+        "scenarios_emotional.jsonl",
+        "scenarios_rational.jsonl",
+    ]
     assert [c[0] for c in fake.calls] == ["create_repo", "create_commit"]  # no --tag, no tag
     out = capsys.readouterr().out
     assert "hf://me/eq-sage@" in out
     # what was pushed and where, and no name of the temporary folder (deleted by then)
-    assert out.startswith("pushed datasets/sage (64 rows, content sha256 ") and "that is now deleted): 3 file(s) " \
-        "to https://huggingface.co/datasets/me/eq-sage in one commit" in out
+    assert (
+        out.startswith("pushed datasets/sage (64 rows, content sha256 ")
+        and "that is now deleted): 3 file(s) to https://huggingface.co/datasets/me/eq-sage in one commit" in out
+    )
     assert "is ready" not in out and "/sage/README.md" not in out
 
 
@@ -234,8 +259,9 @@ class TempDirs:
         return [d for d in self.made if d in text]
 
 
-def test_push_refuses_edited_and_foreign_folders(exported: dict[str, Path], tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_push_refuses_edited_and_foreign_folders(
+    exported: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake = FakeHub(monkeypatch)
     edited = tmp_path / "edited"
     shutil.copytree(exported["sage"], edited)
@@ -257,14 +283,18 @@ def test_push_refuses_edited_and_foreign_folders(exported: dict[str, Path], tmp_
     assert fake.calls == []
 
 
-def test_push_without_network_fails_at_once_and_names_no_deleted_folder(exported: dict[str, Path],
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_push_without_network_fails_at_once_and_names_no_deleted_folder(
+    exported: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake = FakeHub(monkeypatch)
     temp = TempDirs(monkeypatch)
     monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: "ConnectError: [Errno 111] Connection refused")
     folder = exported["sage"]
-    with pytest.raises(EqEvalsError, match=f"not reachable .*Connection refused.*Nothing was uploaded; the folder "
-                                           f"{folder} is unchanged: push it where there is network"):
+    with pytest.raises(
+        EqEvalsError,
+        match=f"not reachable .*Connection refused.*Nothing was uploaded; the folder "
+        f"{folder} is unchanged: push it where there is network",
+    ):
         hub.push(str(folder), "me/x")
     assert folder.is_dir()  # the folder the message names is there
     # by name: exported to a temporary folder that is gone when the message is read, so it is not named
@@ -273,9 +303,11 @@ def test_push_without_network_fails_at_once_and_names_no_deleted_folder(exported
     message = str(info.value)
     assert temp.made and not any(Path(d).exists() for d in temp.made)
     assert temp.named_in(message) == [] and "is ready" not in message
-    assert "Nothing was uploaded, and no folder was kept: run `eq-evals hub push sage --repo me/x` again where " \
-           "there is network, or write the folder now with `eq-evals hub export sage --out DIR` and push DIR " \
-           "(`eq-evals hub push DIR --repo me/x`) later." in message
+    assert (
+        "Nothing was uploaded, and no folder was kept: run `eq-evals hub push sage --repo me/x` again where "
+        "there is network, or write the folder now with `eq-evals hub export sage --out DIR` and push DIR "
+        "(`eq-evals hub push DIR --repo me/x`) later." in message
+    )
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(EqEvalsError, match="HF_HUB_OFFLINE is set"):
         hub.push(str(folder), "me/x")
@@ -317,10 +349,12 @@ def test_offline_hub_source_fails_in_seconds_with_advice(tmp_path: Path) -> None
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")}
     env.update(HF_ENDPOINT=f"http://127.0.0.1:{port}", HF_HOME=str(tmp_path / "hf"))
-    code = ("from eq_evals.errors import EqEvalsError\n"
-            "from eq_evals.facet.components import facet_dataset\n"
-            "try:\n    facet_dataset(['crisis_recognition'], source='hf://me/eq-facet@v1')\n"
-            "except EqEvalsError as ex:\n    print(ex)\n")
+    code = (
+        "from eq_evals.errors import EqEvalsError\n"
+        "from eq_evals.facet.components import facet_dataset\n"
+        "try:\n    facet_dataset(['crisis_recognition'], source='hf://me/eq-facet@v1')\n"
+        "except EqEvalsError as ex:\n    print(ex)\n"
+    )
     start = time.monotonic()
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     elapsed = time.monotonic() - start
@@ -368,13 +402,21 @@ def metrics(log) -> dict:
 
 # three runs on all 600 items each: the half-credit model (three score values) by default; the oracle (every score 1)
 # shows nothing more, so it runs with the slow tests
-@pytest.mark.parametrize("model", [pytest.param("eq_evals/scripted-oracle", marks=pytest.mark.slow),
-                                   "eq_evals/scripted-half"])
-def test_facet_objective_scores_the_same_from_bundled_exported_and_hub(exported: dict[str, Path], tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch, model: str) -> None:
+@pytest.mark.parametrize(
+    "model", [pytest.param("eq_evals/scripted-oracle", marks=pytest.mark.slow), "eq_evals/scripted-half"]
+)
+def test_facet_objective_scores_the_same_from_bundled_exported_and_hub(
+    exported: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model: str
+) -> None:
     def run(**task_args):
-        [log] = inspect_eval("eq_evals/facet_objective", model=model, task_args=dict(language="all", **task_args),
-                             log_dir=str(tmp_path / "logs"), display="none", epochs=1)
+        [log] = inspect_eval(
+            "eq_evals/facet_objective",
+            model=model,
+            task_args=dict(language="all", **task_args),
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+            epochs=1,
+        )
         assert log.status == "success", log.error
         return log
 
@@ -384,8 +426,11 @@ def test_facet_objective_scores_the_same_from_bundled_exported_and_hub(exported:
     from_hub = run(source="hf://me/eq-facet@v1")
     assert [c[1] for c in calls] == list(hub.load_manifest("facet")[1].configs)
     assert all(c[0] == "me/eq-facet" and c[2] == "v1" and c[3] == "test" for c in calls)
-    assert len(bundled.samples) == sum(1 for _, _, r in read_rows(declarative_root() / "datasets" / "facet")
-                                       if r["format"] != "generative") >= 300
+    assert (
+        len(bundled.samples)
+        == sum(1 for _, _, r in read_rows(declarative_root() / "datasets" / "facet") if r["format"] != "generative")
+        >= 300
+    )
     assert scores(bundled) == scores(folder) == scores(from_hub)
     assert metrics(bundled) == metrics(folder) == metrics(from_hub)
     [v_b], [v_f], [v_h] = (log.eval.metadata["datasets"] for log in (bundled, folder, from_hub))
@@ -394,13 +439,20 @@ def test_facet_objective_scores_the_same_from_bundled_exported_and_hub(exported:
     assert (v_h["location"], v_h["revision"]) == ("me/eq-facet", "v1")
 
 
-def test_sage_scores_the_same_from_bundled_exported_and_hub(exported: dict[str, Path], tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sage_scores_the_same_from_bundled_exported_and_hub(
+    exported: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def run(**task_args):
         roles = {"simulated_user": get_model("eq_evals/scripted-sage-user")}
-        [log] = inspect_eval("eq_evals/sage", model="eq_evals/scripted-echo", model_roles=roles, limit=3,
-                             task_args=dict(language="all", **task_args), log_dir=str(tmp_path / "logs"),
-                             display="none")
+        [log] = inspect_eval(
+            "eq_evals/sage",
+            model="eq_evals/scripted-echo",
+            model_roles=roles,
+            limit=3,
+            task_args=dict(language="all", **task_args),
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
         assert log.status == "success", log.error
         return log
 
@@ -422,12 +474,20 @@ def test_ratings_refuse_logs_made_on_different_dataset_versions(tmp_path: Path, 
     lines = (changed / "naturalness.jsonl").read_text(encoding="utf-8").splitlines()
     row = json.loads(lines[0])
     row["input"] += " (edited)"
-    (changed / "naturalness.jsonl").write_text("\n".join([json.dumps(row, ensure_ascii=False)] + lines[1:]) + "\n",
-                                               encoding="utf-8")
+    (changed / "naturalness.jsonl").write_text(
+        "\n".join([json.dumps(row, ensure_ascii=False)] + lines[1:]) + "\n", encoding="utf-8"
+    )
     logs = tmp_path / "logs"
     for source in (None, str(changed)):
-        inspect_eval("eq_evals/facet_crisis", model="eq_evals/scripted-oracle", log_dir=str(logs), display="none",
-                     epochs=1, limit=5, task_args={"source": source} if source else {})
+        inspect_eval(
+            "eq_evals/facet_crisis",
+            model="eq_evals/scripted-oracle",
+            log_dir=str(logs),
+            display="none",
+            epochs=1,
+            limit=5,
+            task_args={"source": source} if source else {},
+        )
     with pytest.raises(EqEvalsError, match=r"different dataset versions.*--allow-mixed-datasets") as info:
         report.run([str(logs)], str(tmp_path / "r"), progress=False)
     assert "facet: " in str(info.value) and f"bundled datasets/facet (sha256 {facet_sha()[:12]}" in str(info.value)
@@ -437,26 +497,43 @@ def test_ratings_refuse_logs_made_on_different_dataset_versions(tmp_path: Path, 
     assert cli_main(["ratings", str(logs), "--out", str(tmp_path / "r3"), "--quiet", "--allow-mixed-datasets"]) == 0
 
 
-def test_push_results_publishes_scores_leaderboard_and_a_card(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture) -> None:
+def test_push_results_publishes_scores_leaderboard_and_a_card(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     from huggingface_hub import DatasetCard
 
     logs = tmp_path / "logs"
     for model in ("eq_evals/scripted-oracle", "eq_evals/scripted-wrong"):
-        inspect_eval("eq_evals/facet_crisis", model=model, log_dir=str(logs), display="none", epochs=1,
-                     task_args={"language": "all"})
+        inspect_eval(
+            "eq_evals/facet_crisis",
+            model=model,
+            log_dir=str(logs),
+            display="none",
+            epochs=1,
+            task_args={"language": "all"},
+        )
     folder = hub.export_results([str(logs)], tmp_path / "results", repo="me/eq-results")
     card = DatasetCard.load(folder / "README.md")
     assert card.data.to_dict()["configs"][0]["config_name"] == "scores"
-    for text in ("facet_crisis", "eq_evals/scripted-oracle", "eq_evals/scripted-wrong", "datasets/facet",
-                 facet_sha(), f"eq-evals | {__version__}"):
+    for text in (
+        "facet_crisis",
+        "eq_evals/scripted-oracle",
+        "eq_evals/scripted-wrong",
+        "datasets/facet",
+        facet_sha(),
+        f"eq-evals | {__version__}",
+    ):
         assert text in card.text
     rows = [json.loads(line) for line in (folder / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
-    crisis = sum(1 for _, _, r in read_rows(declarative_root() / "datasets" / "facet")
-                 if r["dimension"] == "crisis_recognition")
+    crisis = sum(
+        1 for _, _, r in read_rows(declarative_root() / "datasets" / "facet") if r["dimension"] == "crisis_recognition"
+    )
     assert len(rows) == 2 * crisis and {r["value"] for r in rows if r["model"].endswith("oracle")} == {1.0}
-    assert {p.name for p in (folder / "leaderboard").iterdir()} >= {"leaderboard.md", "leaderboard.csv",
-                                                                    "leaderboard.json"}
+    assert {p.name for p in (folder / "leaderboard").iterdir()} >= {
+        "leaderboard.md",
+        "leaderboard.csv",
+        "leaderboard.json",
+    }
     import datasets
 
     loaded = datasets.load_dataset(str(folder), "scores", split="test", cache_dir=str(tmp_path / "cache"))
@@ -468,9 +545,11 @@ def test_push_results_publishes_scores_leaderboard_and_a_card(tmp_path: Path, mo
     with pytest.raises(EqEvalsError) as info:
         hub.push_results([str(logs)], "me/eq-results")
     assert temp.made and temp.named_in(str(info.value)) == [] and "is ready" not in str(info.value)
-    assert f"the results folder was not kept: write it with `eq-evals hub push-results {logs} --repo me/eq-results " \
-           "--out DIR` and push DIR (`eq-evals hub push DIR --repo me/eq-results`) where there is network" \
-           in str(info.value)
+    assert (
+        f"the results folder was not kept: write it with `eq-evals hub push-results {logs} --repo me/eq-results "
+        "--out DIR` and push DIR (`eq-evals hub push DIR --repo me/eq-results`) where there is network"
+        in str(info.value)
+    )
     assert fake.calls == []
     monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: None)
     capsys.readouterr()
@@ -491,8 +570,11 @@ def test_score_values_are_numbers_wherever_they_have_one() -> None:
     assert hub._values("C") == {"value": 1.0, "value_key": None, "value_json": '"C"'}
     assert hub._values("maybe")["value"] is None
     # several entries: the headline one, named in value_key; the whole value stays in value_json
-    assert hub._values({"outcome": 1.0, "margin": 2.0}) == {"value": 1.0, "value_key": "outcome",
-                                                            "value_json": '{"margin":2.0,"outcome":1.0}'}
+    assert hub._values({"outcome": 1.0, "margin": 2.0}) == {
+        "value": 1.0,
+        "value_key": "outcome",
+        "value_json": '{"margin":2.0,"outcome":1.0}',
+    }
     assert hub._values({"P": 3.0, "A": 4.0, "eq": 3.4})["value_key"] == "eq"
     assert hub._values({"H": 0.0, "overall": 1.0, "margin": 0.6})["value_key"] == "overall"
     assert hub._values({"length": 120.0, "bullets": 0.0})["value"] is None  # descriptive, no headline
@@ -503,24 +585,50 @@ def test_score_values_are_numbers_wherever_they_have_one() -> None:
 def test_results_card_names_the_models_and_judges_of_judging_logs(tmp_path: Path) -> None:
     gen, judged = tmp_path / "gen", tmp_path / "judged"
     for model in ("eq_evals/scripted-echo", "eq_evals/scripted-oracle"):
-        inspect_eval("eq_evals/facet_naturalness", model=model, log_dir=str(gen), display="none", limit=2,
-                     task_args={"language": "en"})
-    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                         task_args={"logs": str(gen)}, log_dir=str(judged), display="none")
+        inspect_eval(
+            "eq_evals/facet_naturalness",
+            model=model,
+            log_dir=str(gen),
+            display="none",
+            limit=2,
+            task_args={"language": "en"},
+        )
+    [log] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-judge"},
+        task_args={"logs": str(gen)},
+        log_dir=str(judged),
+        display="none",
+    )
     assert log.status == "success" and log.eval.model == "none/none"  # a judging log has roles, no model
     panel = ["eq_evals/scripted-hjudge", "eq_evals/scripted-hjudge-mild"]
-    [log] = inspect_eval("eq_evals/heart", model="eq_evals/scripted-heart-warm", model_roles={"grader": panel},
-                         task_args={"source": str(FIXTURES / "heart_histories.jsonl")},
-                         log_dir=str(tmp_path / "heart"), display="none", limit=2)
+    [log] = inspect_eval(
+        "eq_evals/heart",
+        model="eq_evals/scripted-heart-warm",
+        model_roles={"grader": panel},
+        task_args={"source": str(FIXTURES / "heart_histories.jsonl")},
+        log_dir=str(tmp_path / "heart"),
+        display="none",
+        limit=2,
+    )
     assert log.status == "success", log.error
-    [log] = inspect_eval("eq_evals/longemotion_classification", model="eq_evals/scripted-le_oracle",
-                         task_args={"fixtures": True}, log_dir=str(tmp_path / "le"), display="none", epochs=1)
+    [log] = inspect_eval(
+        "eq_evals/longemotion_classification",
+        model="eq_evals/scripted-le_oracle",
+        task_args={"fixtures": True},
+        log_dir=str(tmp_path / "le"),
+        display="none",
+        epochs=1,
+    )
     assert log.status == "success", log.error
     folder = hub.export_results([str(judged), str(tmp_path / "heart"), str(tmp_path / "le")], tmp_path / "out")
     text = (folder / "README.md").read_text(encoding="utf-8")
     assert "none/none" not in text
-    assert ("| models | eq_evals/scripted-echo, eq_evals/scripted-heart-warm, eq_evals/scripted-le_oracle, "
-            "eq_evals/scripted-oracle |") in text
+    assert (
+        "| models | eq_evals/scripted-echo, eq_evals/scripted-heart-warm, eq_evals/scripted-le_oracle, "
+        "eq_evals/scripted-oracle |"
+    ) in text
     assert "| judges | eq_evals/scripted-hjudge, eq_evals/scripted-hjudge-mild, eq_evals/scripted-judge |" in text
     assert "grader=eq_evals/scripted-hjudge+eq_evals/scripted-hjudge-mild" in text
     rows = [json.loads(line) for line in (folder / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -540,8 +648,9 @@ def test_results_card_names_the_models_and_judges_of_judging_logs(tmp_path: Path
 # --- LongEmotion through the same source syntax ------------------------------------------------------------
 
 
-def test_longemotion_source_is_a_local_folder_or_a_pinned_hub_copy(monkeypatch: pytest.MonkeyPatch,
-                                                                   tmp_path: Path) -> None:
+def test_longemotion_source_is_a_local_folder_or_a_pinned_hub_copy(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import hashlib
 
     import huggingface_hub
@@ -600,11 +709,22 @@ def test_judgment_logs_carry_the_generations_dataset_versions(tmp_path: Path) ->
         gen = tmp_path / name
         if not gen.exists():
             for model, source in (("eq_evals/scripted-echo", None), ("eq_evals/scripted-oracle", second_source)):
-                inspect_eval("eq_evals/facet_naturalness", model=model, log_dir=str(gen), display="none", limit=4,
-                             task_args={"language": "en", **({"source": source} if source else {})})
-        [log] = inspect_eval("eq_evals/facet_pairwise", model=None,
-                             model_roles={"grader": "eq_evals/scripted-judge"}, task_args={"logs": str(gen), "pairing": pairing, **args},
-                             log_dir=str(tmp_path / f"{name}-{pairing}-judged"), display="none")
+                inspect_eval(
+                    "eq_evals/facet_naturalness",
+                    model=model,
+                    log_dir=str(gen),
+                    display="none",
+                    limit=4,
+                    task_args={"language": "en", **({"source": source} if source else {})},
+                )
+        [log] = inspect_eval(
+            "eq_evals/facet_pairwise",
+            model=None,
+            model_roles={"grader": "eq_evals/scripted-judge"},
+            task_args={"logs": str(gen), "pairing": pairing, **args},
+            log_dir=str(tmp_path / f"{name}-{pairing}-judged"),
+            display="none",
+        )
         assert log.status == "success", log.error
         return log
 
@@ -613,6 +733,7 @@ def test_judgment_logs_carry_the_generations_dataset_versions(tmp_path: Path) ->
     assert (version["name"], version["origin"], version["sha256"]) == ("facet", "bundled", facet_sha())
     # the generation logs keep the version once, in their header, not in every sample (issue 14)
     from inspect_ai.log import list_eval_logs, read_eval_log
+
     for gen_log in (read_eval_log(p) for p in list_eval_logs(str(tmp_path / "same"))):
         assert gen_log.eval.metadata["datasets"] == [version]
         assert not any(sources.VERSION_KEY in (s.metadata or {}) for s in gen_log.samples)
@@ -635,13 +756,15 @@ def test_judgment_logs_carry_the_generations_dataset_versions(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-def test_heart_loads_the_same_from_bundled_exported_and_hub(exported: dict[str, Path], tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch, language: str) -> None:
+def test_heart_loads_the_same_from_bundled_exported_and_hub(
+    exported: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, language: str
+) -> None:
     from eq_evals.heart.data import heart_samples
 
     def view(samples):
-        return [(s.id, s.input, s.target, s.metadata["dialogue_history"], s.metadata["escalation_profile"])
-                for s in samples]
+        return [
+            (s.id, s.input, s.target, s.metadata["dialogue_history"], s.metadata["escalation_profile"]) for s in samples
+        ]
 
     bundled = heart_samples(None, language)
     from_folder = heart_samples(str(exported["heart"]), language)
@@ -657,8 +780,9 @@ def test_heart_loads_the_same_from_bundled_exported_and_hub(exported: dict[str, 
 
 
 @pytest.mark.parametrize("language", ["en", "zh", "all"])
-def test_pace_loads_the_same_from_bundled_exported_and_hub(exported: dict[str, Path], tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch, language: str) -> None:
+def test_pace_loads_the_same_from_bundled_exported_and_hub(
+    exported: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, language: str
+) -> None:
     from eq_evals.pace.data import pace_items
 
     def view(samples):

@@ -27,10 +27,31 @@ from eq_evals.errors import EqEvalsError
 from eq_evals.resources import declarative_root
 
 # Hub license identifiers (https://huggingface.co/docs/hub/repositories-licenses), those a card here may use
-HUB_LICENSES = {"apache-2.0", "mit", "cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "cc0-1.0",
-                "odc-by", "openrail", "other", "unknown"}
-EVERY_CARD = ("annotations_creators", "language_creators", "license", "multilinguality", "size_categories",
-              "source_datasets", "pretty_name", "tags", "configs", "dataset_info")
+HUB_LICENSES = {
+    "apache-2.0",
+    "mit",
+    "cc-by-4.0",
+    "cc-by-sa-4.0",
+    "cc-by-nc-4.0",
+    "cc-by-nc-sa-4.0",
+    "cc0-1.0",
+    "odc-by",
+    "openrail",
+    "other",
+    "unknown",
+}
+EVERY_CARD = (
+    "annotations_creators",
+    "language_creators",
+    "license",
+    "multilinguality",
+    "size_categories",
+    "source_datasets",
+    "pretty_name",
+    "tags",
+    "configs",
+    "dataset_info",
+)
 DATASET_CARD = EVERY_CARD + ("language", "task_categories")
 SELF_HARM = re.compile(r"suicid|self-harm|overdose|自杀|自残|轻生|结束生命", re.IGNORECASE)
 
@@ -41,9 +62,14 @@ def allowed_values() -> dict[str, set[str]]:
     folder = resources.files("datasets.utils") / "resources"
     read = lambda name: json.loads((folder / name).read_text(encoding="utf-8"))  # noqa: E731
     creators = read("creators.json")
-    return {"annotations_creators": set(creators["annotations"]), "language_creators": set(creators["language"]),
-            "multilinguality": set(read("multilingualities.json")), "size_categories": set(read("size_categories.json")),
-            "language": set(read("languages.json")), "task_categories": set(known_task_ids)}
+    return {
+        "annotations_creators": set(creators["annotations"]),
+        "language_creators": set(creators["language"]),
+        "multilinguality": set(read("multilingualities.json")),
+        "size_categories": set(read("size_categories.json")),
+        "language": set(read("languages.json")),
+        "task_categories": set(known_task_ids),
+    }
 
 
 def validate_card(path: Path, required: tuple[str, ...]) -> list[str]:
@@ -148,9 +174,12 @@ def test_cards_state_the_hub_metadata_honestly(exported: dict[str, Path]) -> Non
         assert data["multilinguality"] == ["multilingual"] and data["language"] == ["en", "zh"]
         assert data["eq_evals"]["project_authored"] is True and "project-authored" in data["tags"]
         text = (folder / "README.md").read_text(encoding="utf-8")
-        for needed in ("Project-authored by eq-evals, not the paper's data.", f"License: {manifest.license_name}.",
-                       f"**Provenance.** {manifest.provenance}",
-                       f"**The benchmark's own data** is not redistributed here. {manifest.official}"):
+        for needed in (
+            "Project-authored by eq-evals, not the paper's data.",
+            f"License: {manifest.license_name}.",
+            f"**Provenance.** {manifest.provenance}",
+            f"**The benchmark's own data** is not redistributed here. {manifest.official}",
+        ):
             assert needed in text, (name, needed)
         assert "-T source=" in manifest.official  # how to run the official data instead
 
@@ -171,8 +200,9 @@ def test_dataset_info_is_what_load_dataset_returns(exported: dict[str, Path], tm
             assert infos[config].splits["test"].num_examples == len(rows)
 
 
-def test_facet_loads_offline_without_a_config_name(exported: dict[str, Path], tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_facet_loads_offline_without_a_config_name(
+    exported: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import datasets
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -189,12 +219,15 @@ def test_facet_loads_offline_without_a_config_name(exported: dict[str, Path], tm
     whole = datasets.load_dataset(str(folder), cache_dir=str(tmp_path / "cache"))
     assert list(whole) == ["test"] and len(whole["test"]) == 120
     for name in ("sage", "pace", "heart"):  # their default, `all`, as before
-        assert datasets.load_dataset(str(exported[name]), split="test",
-                                     cache_dir=str(tmp_path / "cache")).info.config_name == "all"
+        assert (
+            datasets.load_dataset(str(exported[name]), split="test", cache_dir=str(tmp_path / "cache")).info.config_name
+            == "all"
+        )
 
 
-def test_a_manifest_without_default_config_or_citation_is_refused(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_manifest_without_default_config_or_citation_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     overlay = tmp_path / "overlay" / "datasets" / "facet"
     shutil.copytree(declarative_root() / "datasets" / "facet", overlay)
     monkeypatch.setenv("EQ_EVALS_PATH", str(tmp_path / "overlay"))
@@ -225,12 +258,20 @@ def bibtex_entries(text: str) -> list[dict[str, str]]:
 
 
 PAPERS = {  # title and first author from the papers' own first pages; arXiv ids and years as the docs cite them
-    "facet": ("Emotional intelligence in large language models is fragmented across perception", "Lv, Minghao",
-              "2605.24686", "2026"),
+    "facet": (
+        "Emotional intelligence in large language models is fragmented across perception",
+        "Lv, Minghao",
+        "2605.24686",
+        "2026",
+    ),
     "sage": ("Sentient Agent as a Judge", "Zhang, Bang", "2505.02847", "2025"),
     "pace": ("At Your Own {PACE}", "Lyu, Lei", None, "2026"),
-    "heart": ("{HEART}: A Unified Benchmark for Assessing Humans and {LLMs} in Emotional Support Dialogue",
-              "Iyer, Laya", "2601.19922", "2025"),
+    "heart": (
+        "{HEART}: A Unified Benchmark for Assessing Humans and {LLMs} in Emotional Support Dialogue",
+        "Iyer, Laya",
+        "2601.19922",
+        "2025",
+    ),
     "longemotion": ("{LongEmotion}: Measuring Emotional Intelligence", "Liu, Weichu", "2509.07403", "2025"),
 }
 
@@ -262,8 +303,11 @@ def test_every_card_cites_eq_evals_and_the_benchmark_paper(exported: dict[str, P
 def test_content_warnings_where_items_discuss_suicide_or_self_harm(exported: dict[str, Path]) -> None:
     for name, folder in exported.items():
         _, manifest = hub.load_manifest(name)
-        rows = [line for f in sorted({f for fs in manifest.configs.values() for f in fs})
-                for line in (folder / f).read_text(encoding="utf-8").splitlines()]
+        rows = [
+            line
+            for f in sorted({f for fs in manifest.configs.values() for f in fs})
+            for line in (folder / f).read_text(encoding="utf-8").splitlines()
+        ]
         hits = sum(1 for line in rows if SELF_HARM.search(line))
         text = (folder / "README.md").read_text(encoding="utf-8")
         assert manifest.content_warning and f"> **Content warning.** {manifest.content_warning}" in text, name
@@ -273,8 +317,14 @@ def test_content_warnings_where_items_discuss_suicide_or_self_harm(exported: dic
             assert re.search(r"suicid", manifest.content_warning, re.IGNORECASE), (name, hits)
         else:  # said in so many words, so that readers need not guess
             assert re.search(r"\bno\b[^.]*(suicide|self-harm)", manifest.content_warning, re.IGNORECASE), name
-    assert sum(1 for line in (exported["facet"] / "crisis.jsonl").read_text(encoding="utf-8").splitlines()
-               if SELF_HARM.search(line)) >= 40  # the crisis vignettes: the reason for FACET's warning
+    assert (
+        sum(
+            1
+            for line in (exported["facet"] / "crisis.jsonl").read_text(encoding="utf-8").splitlines()
+            if SELF_HARM.search(line)
+        )
+        >= 40
+    )  # the crisis vignettes: the reason for FACET's warning
     longemotion = (declarative_root() / "datasets" / "longemotion" / "README.md").read_text(encoding="utf-8")
     assert "**Content warning.**" in longemotion
 

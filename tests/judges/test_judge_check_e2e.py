@@ -36,12 +36,19 @@ def check_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     logs = tmp_path_factory.mktemp("judge_check") / "logs"
     tasks = [f"eq_evals/judge_check_{b}" for b in BENCHMARKS]
     for fault in FAULTS:
-        done = inspect_eval(tasks, task_args={"preset": "quick"}, model="none",
-                            model_roles={"grader": f"eq_evals/scripted-jc-{fault}"}, log_dir=str(logs), display="none")
+        done = inspect_eval(
+            tasks,
+            task_args={"preset": "quick"},
+            model="none",
+            model_roles={"grader": f"eq_evals/scripted-jc-{fault}"},
+            log_dir=str(logs),
+            display="none",
+        )
         assert [log.status for log in done] == ["success"] * len(tasks), [log.error for log in done]
     # a log of another task in the same folder is passed over
-    [other] = inspect_eval("eq_evals/facet_naturalness", model="eq_evals/scripted-oracle", limit=1, log_dir=str(logs),
-                           display="none")
+    [other] = inspect_eval(
+        "eq_evals/facet_naturalness", model="eq_evals/scripted-oracle", limit=1, log_dir=str(logs), display="none"
+    )
     assert other.status == "success"
     return logs
 
@@ -99,9 +106,19 @@ def test_every_judgement_is_a_typed_verdict_record_from_the_benchmarks_own_score
                 assert block["own_model"] == "eq_evals/scripted-jc-honest" and block["own_reply"]
             if benchmark == "facet":  # FACET's rubric, both orders
                 assert record.rubric == "facet/pairwise.yaml"
-                assert [c.order for c in record.calls] == [[record.model_a, record.model_b], [record.model_b, record.model_a]]
+                assert [c.order for c in record.calls] == [
+                    [record.model_a, record.model_b],
+                    [record.model_b, record.model_a],
+                ]
             elif benchmark == "heart" and record.calls and record.calls[0].judge:  # both orders, six criteria each
-                assert len(record.calls) == 12 and {c.criterion for c in record.calls} == {"H", "E", "A", "R", "T", "overall"}
+                assert len(record.calls) == 12 and {c.criterion for c in record.calls} == {
+                    "H",
+                    "E",
+                    "A",
+                    "R",
+                    "T",
+                    "overall",
+                }
             elif benchmark == "pace":  # four agents and the board, in both orders
                 assert len([c for c in record.calls if c.judge != "pace_board"]) == 8
                 assert len([c for c in record.calls if c.judge == "pace_board"]) == 2
@@ -116,13 +133,24 @@ def test_cards_are_markdown_and_json_with_cost_and_rule_decided_pairs(check_logs
     cards = judge_cards(check_logs)
     written = write_cards(cards, tmp_path / "cards")
     assert len(written) == 2 * len(cards)
-    honest = json.loads((tmp_path / "cards" / "judge_card_eq_evals_scripted-jc-honest.json").read_text(encoding="utf-8"))
+    honest = json.loads(
+        (tmp_path / "cards" / "judge_card_eq_evals_scripted-jc-honest.json").read_text(encoding="utf-8")
+    )
     assert honest["status"] == "pass" and set(honest["benchmarks"]) == set(BENCHMARKS)
     facet = honest["benchmarks"]["facet"]
     assert facet["cost"]["model_calls"] == facet["figures"]["parse"]["n"] + facet["cost"]["own_reply_calls"]
     assert facet["cost"]["role_usage"]["grader"]["total_tokens"] > 0
-    assert set(facet["accuracy_by_degradation"]) == {"dismissive", "generic", "sarcastic", "harmful", "off_topic",
-                                                     "truncated", "wrong_language", "wrong_persona", "mix"}
+    assert set(facet["accuracy_by_degradation"]) == {
+        "dismissive",
+        "generic",
+        "sarcastic",
+        "harmful",
+        "off_topic",
+        "truncated",
+        "wrong_language",
+        "wrong_persona",
+        "mix",
+    }
     assert set(facet["accuracy_by_language"]) == {"en", "zh"}
     heart = honest["benchmarks"]["heart"]
     assert set(heart["accuracy_by_criterion"]) == {"H", "E", "A", "R", "T", "overall"}
@@ -136,8 +164,22 @@ def test_cards_are_markdown_and_json_with_cost_and_rule_decided_pairs(check_logs
 
 def test_the_cli_writes_the_cards_of_logs_and_strict_fails_on_a_failing_card(check_logs: Path, tmp_path: Path) -> None:
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    done = subprocess.run([sys.executable, "-m", "eq_evals.cli", "judge-check", str(check_logs), "--out",
-                           str(tmp_path / "cards"), "--strict"], capture_output=True, text=True, timeout=300, env=env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "eq_evals.cli",
+            "judge-check",
+            str(check_logs),
+            "--out",
+            str(tmp_path / "cards"),
+            "--strict",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     assert any(line.startswith("eq_evals/scripted-jc-honest: PASS") for line in lines)
@@ -153,8 +195,18 @@ def test_the_leaderboard_section_shows_cards_and_judges_not_checked(check_logs: 
 
     selection = logcheck.gate(str(check_logs), tasks=None)
     kept = [(log, info) for log, info in selection.kept if info.task.startswith("judge_check_")]
-    result = build(Inputs(logs=kept, out_dir=tmp_path, shared={"judges": {
-        "facet": {"eq_evals/scripted-jc-honest", "openai/gpt-4o"}, "heart": {"eq_evals/scripted-jc-first"}}}))
+    result = build(
+        Inputs(
+            logs=kept,
+            out_dir=tmp_path,
+            shared={
+                "judges": {
+                    "facet": {"eq_evals/scripted-jc-honest", "openai/gpt-4o"},
+                    "heart": {"eq_evals/scripted-jc-first"},
+                }
+            },
+        )
+    )
     assert "| facet | eq_evals/scripted-jc-honest | PASS (accuracy 100.0%) | |" in result.markdown
     assert "| facet | openai/gpt-4o | judge not checked | |" in result.markdown
     assert "| heart | eq_evals/scripted-jc-first | FAIL (accuracy n/a) | position flips |" in result.markdown
@@ -168,12 +220,21 @@ def test_unreadable_verdicts_are_counted_never_scored(tmp_path: Path) -> None:
 
     from eq_evals.judges.card import judge_cards
 
-    runs = {"judge_check_facet": ("eq_evals/scripted-judge-garbled", "eq_evals/scripted-judge-late"),
-            "judge_check_heart": ("eq_evals/scripted-hjudge-garbled", "eq_evals/scripted-hjudge-late")}
+    runs = {
+        "judge_check_facet": ("eq_evals/scripted-judge-garbled", "eq_evals/scripted-judge-late"),
+        "judge_check_heart": ("eq_evals/scripted-hjudge-garbled", "eq_evals/scripted-hjudge-late"),
+    }
     for task, judges in runs.items():
         for judge in judges:
-            [log] = inspect_eval(f"eq_evals/{task}", task_args={"preset": "quick"}, model="none",
-                                 model_roles={"grader": judge}, limit=6, log_dir=str(tmp_path / "logs"), display="none")
+            [log] = inspect_eval(
+                f"eq_evals/{task}",
+                task_args={"preset": "quick"},
+                model="none",
+                model_roles={"grader": judge},
+                limit=6,
+                log_dir=str(tmp_path / "logs"),
+                display="none",
+            )
             assert log.status == "success", log.error
     cards = judge_cards(tmp_path / "logs")
     for task, (garbled, late) in runs.items():

@@ -22,9 +22,15 @@ def test_a_small_local_judge_gets_an_honest_card(tmp_path) -> None:
     # = inspect eval eq_evals/judge_check_facet --model none --model-role grader=eq_evals/smollm2 -M n_threads=1
     #   -T preset=quick -T attempts=1 --limit 4 --max-tokens 64: four known-answer pairs, two calls each
     judge = get_model("eq_evals/smollm2", config=GenerateConfig(max_tokens=64), n_threads=1)
-    [log] = inspect_eval("eq_evals/judge_check_facet", model="none", model_roles={"grader": judge},
-                         task_args={"preset": "quick", "attempts": 1}, limit=4, log_dir=str(tmp_path / "logs"),
-                         display="none")
+    [log] = inspect_eval(
+        "eq_evals/judge_check_facet",
+        model="none",
+        model_roles={"grader": judge},
+        task_args={"preset": "quick", "attempts": 1},
+        limit=4,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
     assert log.status == "success", log.error
     calls = [c for s in log.samples for v in sample_verdicts(s) for c in v.calls]
     assert len(calls) == 8 and all(len(c.order) == 2 for c in calls)

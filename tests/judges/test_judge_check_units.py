@@ -94,11 +94,16 @@ def test_bad_input_is_an_error_naming_file_row_or_parameter(tmp_path: Path, monk
     monkeypatch.setenv("EQ_EVALS_PATH", str(overlay))
     items_module._items.cache_clear()
     try:
-        with pytest.raises(DataError, match=r"datasets/judges/facet.jsonl, line 3: id 'pa-naturalness-999-en' is "
-                                            r"not an item"):
+        with pytest.raises(
+            DataError,
+            match=r"datasets/judges/facet.jsonl, line 3: id 'pa-naturalness-999-en' is "
+            r"not an item",
+        ):
             items("facet")
-        (overlay / "datasets" / "judges" / "facet.jsonl").write_text(bundled[0] + "\n" + json.dumps(
-            {"id": "pa-naturalness-001-zh", "language": "zh", "reply": "  "}) + "\n", encoding="utf-8")
+        (overlay / "datasets" / "judges" / "facet.jsonl").write_text(
+            bundled[0] + "\n" + json.dumps({"id": "pa-naturalness-001-zh", "language": "zh", "reply": "  "}) + "\n",
+            encoding="utf-8",
+        )
         items_module._items.cache_clear()
         with pytest.raises(DataError, match=r"facet.jsonl, line 2: field 'reply' must be a non-empty string"):
             items("facet")
@@ -160,8 +165,10 @@ def test_the_honest_scripted_judge_ranks_every_good_reply_first(benchmark: str) 
 def test_scripted_judges_are_pure_functions_of_the_prompt() -> None:
     from eq_evals.judges.scripted import reply
 
-    prompt = "User input: I lost my job.\n\nResponse A (Length: 3 words):\nThat sounds hard.\n\nResponse B (Length: 2 " \
-             "words):\nGet over\n\nYour task is to compare."
+    prompt = (
+        "User input: I lost my job.\n\nResponse A (Length: 3 words):\nThat sounds hard.\n\nResponse B (Length: 2 "
+        "words):\nGet over\n\nYour task is to compare."
+    )
     for fault in ("honest", "first", "long", "obey", "self", "random"):
         assert reply(fault, prompt) == reply(fault, prompt)
     assert json.loads(reply("honest", prompt))["overall_winner"].startswith("A")
@@ -176,8 +183,10 @@ def test_render_judges_says_judge_not_checked() -> None:
     from eq_evals.judges.card import JudgeCard
     from eq_evals.judges.section import render_judges
 
-    section = {"status": "fail", "figures": {"accuracy": {"value": 0.5, "status": "fail"},
-                                             "position": {"value": 0.6, "status": "fail"}}}
+    section = {
+        "status": "fail",
+        "figures": {"accuracy": {"value": 0.5, "status": "fail"}, "position": {"value": 0.6, "status": "fail"}},
+    }
     cards = {"openai/gpt-4o": JudgeCard("openai/gpt-4o", {"facet": section})}
     text = render_judges({"facet": {"openai/gpt-4o", "anthropic/claude-x"}, "heart": {"openai/gpt-4o"}}, cards)
     assert "| facet | anthropic/claude-x | judge not checked | |" in text
@@ -189,7 +198,10 @@ def test_board_key_names_one_model_or_every_agent() -> None:
     from eq_evals.judges.card import board_key
 
     assert board_key({"grader": "openai/gpt-4o"}) == "openai/gpt-4o"
-    assert board_key({"grader": "a/x", "pace_pa": "b/y"}) == "pace_board[pace_pa=b/y, pace_aa=a/x, pace_cg=a/x, pace_gs=a/x]"
+    assert (
+        board_key({"grader": "a/x", "pace_pa": "b/y"})
+        == "pace_board[pace_pa=b/y, pace_aa=a/x, pace_cg=a/x, pace_gs=a/x]"
+    )
 
 
 def test_cli_refuses_to_run_without_a_judge_or_logs(capsys: pytest.CaptureFixture) -> None:

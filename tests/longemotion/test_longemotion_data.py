@@ -67,7 +67,7 @@ def test_shared_conversation_checkpoints() -> None:
     turns = rec["stages"][1]["conversations"]
     client_idx = [i for i, t in enumerate(turns) if t["role"] == "Client"]
     p = len(client_idx) // 2
-    expected = [t for t in rec["stages"][0]["conversations"]] + turns[:client_idx[p] + 1]
+    expected = [t for t in rec["stages"][0]["conversations"]] + turns[: client_idx[p] + 1]
     assert sample.metadata["history"] == [{"role": t["role"], "context": t["context"]} for t in expected]
     assert sample.metadata["history"][-1]["role"] == "Client"
 
@@ -108,10 +108,18 @@ def test_shared_2025_08_examples_use_old_field_names(tmp_path: Path) -> None:
 
 
 def test_fixtures_flat_and_hub_layout(tmp_path: Path) -> None:
-    flat = {t: register_all()[f"longemotion_{t}"](fixtures=True).dataset for t in
-            ("classification", "detection", "qa", "conversation", "summary", "expression")}
-    assert {t: len(d) for t, d in flat.items()} == {"classification": 3, "detection": 2, "qa": 2, "conversation": 6,
-                                                     "summary": 2, "expression": 4}
+    flat = {
+        t: register_all()[f"longemotion_{t}"](fixtures=True).dataset
+        for t in ("classification", "detection", "qa", "conversation", "summary", "expression")
+    }
+    assert {t: len(d) for t, d in flat.items()} == {
+        "classification": 3,
+        "detection": 2,
+        "qa": 2,
+        "conversation": 6,
+        "summary": 2,
+        "expression": 4,
+    }
     # the Hub layout: task folders with spaces in their names
     for key, (hub_path, names) in data.FILES.items():
         source = FIXTURES / names[0]
@@ -129,7 +137,10 @@ def test_fixtures_flat_and_hub_layout(tmp_path: Path) -> None:
 def test_list_and_string_report_fields_are_joined() -> None:
     samples = longemotion_dataset("summary", fixtures=True)
     first, second = samples
-    assert first.metadata["case_description"].startswith("The client, a 24-year-old") and "  " not in first.metadata["case_description"]
+    assert (
+        first.metadata["case_description"].startswith("The client, a 24-year-old")
+        and "  " not in first.metadata["case_description"]
+    )
     assert "She reported" in first.metadata["case_description"]
     assert second.metadata["experience_and_reflection"].count("The counsellor") == 1
 
@@ -146,7 +157,9 @@ def test_bad_rows_name_file_row_and_field(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="line 1: missing field 'ground_truth'"):
         longemotion_dataset("detection", data_dir=str(tmp_path))
     ec = tmp_path / "Emotion_Classification_Emobench.jsonl"
-    ec.write_text(json.dumps({"id": 1, "content": "x", "subject": "A", "label": "Joy", "choices": ["Anger", "Fear"]}) + "\n")
+    ec.write_text(
+        json.dumps({"id": 1, "content": "x", "subject": "A", "label": "Joy", "choices": ["Anger", "Fear"]}) + "\n"
+    )
     with pytest.raises(DataError, match="label 'Joy' is not one of the choices"):
         longemotion_dataset("classification", data_dir=str(tmp_path))
 
@@ -163,7 +176,9 @@ def test_offline_without_local_copy_fails_at_once_naming_data_dir() -> None:
 def test_missing_folder_and_file_messages(tmp_path: Path) -> None:
     with pytest.raises(EqEvalsError, match="no such folder"):
         longemotion_dataset("qa", data_dir=str(tmp_path / "nope"))
-    with pytest.raises(EqEvalsError, match="has no qa file; looked for 'Emotion QA/Emotion_QA.jsonl', 'Emotion_QA.jsonl'"):
+    with pytest.raises(
+        EqEvalsError, match="has no qa file; looked for 'Emotion QA/Emotion_QA.jsonl', 'Emotion_QA.jsonl'"
+    ):
         longemotion_dataset("qa", data_dir=str(tmp_path))
 
 
@@ -177,12 +192,14 @@ def test_offline_fails_at_once_without_hf_hub_offline(tmp_path: Path) -> None:
     env.update(HF_ENDPOINT=f"http://127.0.0.1:{port}", HF_HOME=str(tmp_path / "hf"))
     # timed inside the subprocess, after the imports (which take seconds on a loaded 2-core machine): the
     # point is that the load fails without huggingface_hub's retries, not how fast Python starts
-    code = ("import time\n"
-            "from eq_evals.errors import EqEvalsError\n"
-            "from eq_evals.longemotion.components import longemotion_dataset\n"
-            "start = time.monotonic()\n"
-            "try:\n    longemotion_dataset('expression')\nexcept EqEvalsError as ex:\n    print(ex)\n"
-            "print('ELAPSED', time.monotonic() - start)\n")
+    code = (
+        "import time\n"
+        "from eq_evals.errors import EqEvalsError\n"
+        "from eq_evals.longemotion.components import longemotion_dataset\n"
+        "start = time.monotonic()\n"
+        "try:\n    longemotion_dataset('expression')\nexcept EqEvalsError as ex:\n    print(ex)\n"
+        "print('ELAPSED', time.monotonic() - start)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert "-T data_dir=PATH" in out.stdout and "Emotion_Expression_Situations.json" in out.stdout, out.stderr
     elapsed = float(out.stdout.rsplit("ELAPSED", 1)[1])
@@ -217,7 +234,9 @@ def test_changed_hub_file_is_an_error_unless_accepted(monkeypatch: pytest.Monkey
 
 
 def test_release_hub_file_is_verified(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setitem(data.HUB_MD5, "Emotion_QA.jsonl", hashlib.md5((FIXTURES / "Emotion_QA.jsonl").read_bytes()).hexdigest())
+    monkeypatch.setitem(
+        data.HUB_MD5, "Emotion_QA.jsonl", hashlib.md5((FIXTURES / "Emotion_QA.jsonl").read_bytes()).hexdigest()
+    )
     _fake_hub(monkeypatch, tmp_path, (FIXTURES / "Emotion_QA.jsonl").read_bytes())
     samples = longemotion_dataset("qa")
     assert samples[0].metadata["data_source"][0]["md5_verified"] is True
@@ -237,8 +256,9 @@ def test_skip_invalid_skips_bad_ec_rows_with_a_warning(tmp_path: Path, caplog: p
     assert "skipped 1 of 2" in caplog.text and "line 2" in caplog.text and "'Joy'" in caplog.text
 
 
-def test_a_longemotion_file_cut_at_a_line_boundary_warns_naming_it(tmp_path: Path,
-                                                                  caplog: pytest.LogCaptureFixture) -> None:
+def test_a_longemotion_file_cut_at_a_line_boundary_warns_naming_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     from support import shared_file
 
     from eq_evals.longemotion.components import longemotion_dataset

@@ -14,9 +14,14 @@ from eq_evals.longemotion import data
 from eq_evals.longemotion.parsing import strip_think
 from eq_evals.longemotion.scripted import _digest, judge_reply
 
-EE_CRITERIA = ["Consistency Between Emotional Ratings and Generated Text", "Repetition of Content",
-               "Richness and Depth of Content", "Interaction Between Emotion and Cognition",
-               "Emotional Reflection and Self-awareness", "Overall Quality and Flow of the Text"]
+EE_CRITERIA = [
+    "Consistency Between Emotional Ratings and Generated Text",
+    "Repetition of Content",
+    "Richness and Depth of Content",
+    "Interaction Between Emotion and Cognition",
+    "Emotional Reflection and Self-awareness",
+    "Overall Quality and Flow of the Text",
+]
 
 ROLES = {"grader": "eq_evals/scripted-le_judge", "helper": "eq_evals/scripted-le_helper"}
 
@@ -27,9 +32,15 @@ def _no_env_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(task: str, log_dir: str, model: str = "le_oracle", roles: dict | None = None, **args):
-    [log] = inspect_eval(f"eq_evals/longemotion_{task}", model=f"eq_evals/scripted-{model}",
-                         task_args={"fixtures": True, "retriever": "bm25", **args},
-                         model_roles=ROLES if roles is None else roles, log_dir=log_dir, display="none", epochs=1)
+    [log] = inspect_eval(
+        f"eq_evals/longemotion_{task}",
+        model=f"eq_evals/scripted-{model}",
+        task_args={"fixtures": True, "retriever": "bm25", **args},
+        model_roles=ROLES if roles is None else roles,
+        log_dir=log_dir,
+        display="none",
+        epochs=1,
+    )
     return log
 
 
@@ -51,8 +62,13 @@ def test_accuracy_tasks_right_and_wrong(task: str, method: str, log_dir: str) ->
         [job] = sample.metadata["retrieval"]["jobs"]
         assert job["selected"] and sample.metadata["retrieval"]["ranker"] == "bm25"
         infos = [str(e.data) for e in sample.events if e.event == "info" and e.source == "longemotion"]
-        infos = [sample.attachments.get(d.removeprefix("attachment://"), d) for d in infos]  # long notes are attachments
-        assert any("Retrieved for the final prompt" in d and " ".join(job["selected"][0]["chunk"].split())[:40] in d for d in infos)
+        infos = [
+            sample.attachments.get(d.removeprefix("attachment://"), d) for d in infos
+        ]  # long notes are attachments
+        assert any(
+            "Retrieved for the final prompt" in d and " ".join(job["selected"][0]["chunk"].split())[:40] in d
+            for d in infos
+        )
     if method == "coem":
         assert all(c["summary"].startswith("Emotional analysis:") for c in job["selected"])
 
@@ -62,7 +78,9 @@ def test_classification_rag_retrieves_the_planted_scene(log_dir: str) -> None:
     for sample in log.samples:
         [job] = sample.metadata["retrieval"]["jobs"]
         [chunk] = job["selected"]
-        assert sample.metadata["subject"] in chunk["chunk"]  # query = the subject's name (docs/longemotion.md, 'Methods', step 2)
+        assert (
+            sample.metadata["subject"] in chunk["chunk"]
+        )  # query = the subject's name (docs/longemotion.md, 'Methods', step 2)
         prompt = sample.messages[-2].text if sample.messages[-1].role == "assistant" else sample.messages[-1].text
         assert "Retrieved chunks:\n" + chunk["chunk"] in prompt
 
@@ -78,17 +96,27 @@ def test_unparseable_answers_are_retried_then_wrong(log_dir: str) -> None:
 
 @pytest.mark.parametrize("method", ["base", "rag", "coem"])
 def test_qa_f1(method: str, log_dir: str) -> None:
-    assert metrics(run("qa", log_dir, method=method, chunk_size=32, chunk_overlap=8, top_k=2, top_k_initial=3))["mean"] == 1.0
+    assert (
+        metrics(run("qa", log_dir, method=method, chunk_size=32, chunk_overlap=8, top_k=2, top_k_initial=3))["mean"]
+        == 1.0
+    )
     assert metrics(run("qa", log_dir, "le_wrong", method=method))["mean"] == 0.0
 
 
 # the three metrics of each stage, as the release names them (LongEmotion paper Table 10)
 STAGE_METRICS = {
-    1: {"Establishing the Therapeutic Alliance", "Emotional Acceptance and Exploration Guidance", "Systematic Assessment"},
+    1: {
+        "Establishing the Therapeutic Alliance",
+        "Emotional Acceptance and Exploration Guidance",
+        "Systematic Assessment",
+    },
     2: {"Recognizing Surface-Level Reaction Patterns", "Deep Needs Exploration", "Pattern Interconnection Analysis"},
     3: {"Adaptive Cognitive Restructuring", "Emotional Acceptance and Transformation", "Value-Oriented Integration"},
-    4: {"Consolidating Change Outcomes and Growth Narrative", "Meaning Integration and Future Guidance",
-        "Autonomy and Resource Internalization"},
+    4: {
+        "Consolidating Change Outcomes and Growth Narrative",
+        "Meaning Integration and Future Guidance",
+        "Autonomy and Resource Internalization",
+    },
 }
 
 
@@ -107,7 +135,9 @@ def test_each_stage_is_judged_on_its_own_three_metrics(log_dir: str) -> None:
     assert {s.metadata["stage"] for s in log.samples} == {1, 2, 3, 4}
     _expected_conversation(log)
     m = metrics(log)
-    assert set(m) - {"score", "stderr"} - {k for k in m if k.startswith("checkpoint:")} == set().union(*STAGE_METRICS.values())
+    assert set(m) - {"score", "stderr"} - {k for k in m if k.startswith("checkpoint:")} == set().union(
+        *STAGE_METRICS.values()
+    )
 
 
 @pytest.mark.parametrize("method", ["base", "rag", "coem"])
@@ -213,7 +243,9 @@ def test_coem_needs_the_helper_role(log_dir: str) -> None:
 
 
 def test_scripted_judge_is_a_pure_function() -> None:
-    prompt = "# [Counselor's Latest Dialogue Segment]:\nhello\n# [Evaluation Dimensions]:\n```json\n{\"A\": [score]}\n```"
+    prompt = (
+        '# [Counselor\'s Latest Dialogue Segment]:\nhello\n# [Evaluation Dimensions]:\n```json\n{"A": [score]}\n```'
+    )
     assert judge_reply(prompt) == judge_reply(prompt)
 
 
@@ -252,11 +284,19 @@ def test_rankers_are_loaded_off_the_event_loop(log_dir: str, monkeypatch: pytest
 def test_finentity_uses_its_own_enrichment_prompt(log_dir: str, tmp_path) -> None:
     # the EC fixture under the FinEntity file name: only the helper prompt differs between the subsets
     (tmp_path / "Emotion_Classification_Finentity.jsonl").write_bytes(
-        (data.resource("datasets", data.FIXTURES) / "Emotion_Classification_Emobench.jsonl").read_bytes())
-    for subset, marker in (("finentity", "financial emotion enrichment assistant"),
-                           ("emobench", "emotional intelligence analyst")):
-        log = run("classification", log_dir, method="coem", subset=subset,
-                  data_dir=str(tmp_path if subset == "finentity" else data.resource("datasets", data.FIXTURES)))
+        (data.resource("datasets", data.FIXTURES) / "Emotion_Classification_Emobench.jsonl").read_bytes()
+    )
+    for subset, marker in (
+        ("finentity", "financial emotion enrichment assistant"),
+        ("emobench", "emotional intelligence analyst"),
+    ):
+        log = run(
+            "classification",
+            log_dir,
+            method="coem",
+            subset=subset,
+            data_dir=str(tmp_path if subset == "finentity" else data.resource("datasets", data.FIXTURES)),
+        )
         for sample in log.samples:
             texts = [e.input[-1].text for e in sample.events if e.event == "model" and e.model.endswith("le_helper")]
             texts = [sample.attachments.get(t.removeprefix("attachment://"), t) for t in texts]
@@ -298,10 +338,15 @@ def test_coem_needs_no_helper_when_only_base_stages_run(log_dir: str) -> None:
 
 def test_chunk_tokenizer_deviation_is_flagged(log_dir: str) -> None:
     log = run("qa", log_dir, method="rag")
-    assert "not the paper's hf:meta-llama/Llama-3.1-8B-Instruct" in log.samples[0].metadata["retrieval"]["chunk_tokenizer_deviation"]
+    assert (
+        "not the paper's hf:meta-llama/Llama-3.1-8B-Instruct"
+        in log.samples[0].metadata["retrieval"]["chunk_tokenizer_deviation"]
+    )
     base = run("qa", log_dir)
     assert "chunk_tokenizer_deviation" not in base.samples[0].metadata["retrieval"]
 
 
 def test_detection_declares_no_unused_initial_ranking_count() -> None:
-    assert "top_k_initial" not in register_all()["longemotion_detection"].__doc__  # ED skips it (LongEmotion paper App. E)
+    assert (
+        "top_k_initial" not in register_all()["longemotion_detection"].__doc__
+    )  # ED skips it (LongEmotion paper App. E)

@@ -39,8 +39,13 @@ def test_a_long_word_is_split_by_characters() -> None:
     assert all(math.ceil(len(c) / 4) <= 10 for c in chunks) and "".join(chunks).count("x") >= 100
 
 
-DOCS = ["The cat sat on the mat.", "Stock prices fell sharply today.", "A cat and a dog played.",
-        "Interest rates rose again.", "My cat is asleep on the sofa."]
+DOCS = [
+    "The cat sat on the mat.",
+    "Stock prices fell sharply today.",
+    "A cat and a dog played.",
+    "Interest rates rose again.",
+    "My cat is asleep on the sofa.",
+]
 
 
 def test_bm25_retrieve_returns_document_order_and_shortcut() -> None:
@@ -53,8 +58,12 @@ def test_bm25_retrieve_returns_document_order_and_shortcut() -> None:
 
 
 def test_lowest_average_similarity_is_most_outlying_first() -> None:
-    docs = ["I am so worried and anxious about the virus", "anxious and worried about my family and the virus",
-            "worried anxious scared of the virus news", "a calm relaxing sunday reading in the garden"]
+    docs = [
+        "I am so worried and anxious about the virus",
+        "anxious and worried about my family and the virus",
+        "worried anxious scared of the virus news",
+        "a calm relaxing sunday reading in the garden",
+    ]
     order, means = retrieval.lowest_average_similarity(retrieval.BM25(), docs, 2)
     assert order[0] == 3 and means[3] == min(means) and len(order) == 2
 
@@ -75,6 +84,14 @@ def test_embedding_retriever_when_installed() -> None:
     assert keep == sorted(keep) and set(keep) <= {0, 2, 4}  # the three cat sentences
     vectors = emb.embed(["hello", "hello"])
     assert vectors.shape[0] == 2 and abs(float(vectors[0] @ vectors[1]) - 1.0) < 1e-4
-    order, _ = retrieval.lowest_average_similarity(emb, ["I am anxious about the virus", "the virus makes me anxious",
-                                                         "worry about the virus keeps me awake", "stock markets rallied"], 1)
+    order, _ = retrieval.lowest_average_similarity(
+        emb,
+        [
+            "I am anxious about the virus",
+            "the virus makes me anxious",
+            "worry about the virus keeps me awake",
+            "stock markets rallied",
+        ],
+        1,
+    )
     assert order == [3]

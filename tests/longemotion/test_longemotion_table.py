@@ -21,10 +21,22 @@ ORACLE, ECHO = "eq_evals/scripted-le_oracle", "eq_evals/scripted-echo"
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("le_table")
     for method in ("base", "rag"):
-        inspect_eval("eq_evals/longemotion_classification", model=[ORACLE, ECHO], epochs=1, display="none",
-                     task_args={"fixtures": True, "method": method, "retriever": "bm25"}, log_dir=str(root / "le"))
-    inspect_eval("eq_evals/longemotion_qa", model=[ORACLE, ECHO], epochs=1, display="none",
-                 task_args={"fixtures": True}, log_dir=str(root / "le"))
+        inspect_eval(
+            "eq_evals/longemotion_classification",
+            model=[ORACLE, ECHO],
+            epochs=1,
+            display="none",
+            task_args={"fixtures": True, "method": method, "retriever": "bm25"},
+            log_dir=str(root / "le"),
+        )
+    inspect_eval(
+        "eq_evals/longemotion_qa",
+        model=[ORACLE, ECHO],
+        epochs=1,
+        display="none",
+        task_args={"fixtures": True},
+        log_dir=str(root / "le"),
+    )
     return root
 
 
@@ -45,8 +57,11 @@ def test_rows_per_model_method_and_data_on_the_paper_scale(logs: Path) -> None:
 
 
 def test_a_cancelled_log_is_skipped_or_marked_partial(logs: Path, tmp_path: Path) -> None:
-    [good] = [p for p in (logs / "le").iterdir() if "qa" in p.name and ORACLE.split("/")[1] in
-              read_eval_log(str(p), header_only=True).eval.model]
+    [good] = [
+        p
+        for p in (logs / "le").iterdir()
+        if "qa" in p.name and ORACLE.split("/")[1] in read_eval_log(str(p), header_only=True).eval.model
+    ]
     log = read_eval_log(str(good))
     log.samples, log.status = log.samples[:1], "cancelled"
     log.results.completed_samples = 1
@@ -59,8 +74,14 @@ def test_a_cancelled_log_is_skipped_or_marked_partial(logs: Path, tmp_path: Path
 
 
 def test_a_repeated_run_is_named_and_the_newest_shown(logs: Path, tmp_path: Path) -> None:
-    inspect_eval("eq_evals/longemotion_qa", model=ORACLE, epochs=2, display="none", task_args={"fixtures": True},
-                 log_dir=str(tmp_path))
+    inspect_eval(
+        "eq_evals/longemotion_qa",
+        model=ORACLE,
+        epochs=2,
+        display="none",
+        task_args={"fixtures": True},
+        log_dir=str(tmp_path),
+    )
     rows, warnings = collect([str(logs / "le"), str(tmp_path)])
     oracle = next(r for r in rows if (r.model, r.method) == (ORACLE, "base"))
     assert oracle.cells["QA"].n == 4 and str(tmp_path) in oracle.cells["QA"].log  # 2 records x 2 epochs, newest
@@ -72,8 +93,14 @@ def test_cli_json_and_no_logs(logs: Path, tmp_path: Path, capsys: pytest.Capture
     data = json.loads(capsys.readouterr().out)
     assert {r["method"] for r in data["rows"]} == {"base", "rag"} and data["columns"]["EC"]["unit"] == "accuracy %"
     (tmp_path / "empty").mkdir()
-    inspect_eval("eq_evals/facet_hidden", model="eq_evals/scripted-oracle", limit=2, epochs=1, display="none",
-                 log_dir=str(tmp_path / "empty"))
+    inspect_eval(
+        "eq_evals/facet_hidden",
+        model="eq_evals/scripted-oracle",
+        limit=2,
+        epochs=1,
+        display="none",
+        log_dir=str(tmp_path / "empty"),
+    )
     assert main(["longemotion", "table", str(tmp_path / "empty")]) == 2
     err = capsys.readouterr().err  # a log of another task is named, not skipped in silence
     assert "not logs of eq_evals/longemotion_classification" in err and "(eq_evals/facet_hidden)" in err

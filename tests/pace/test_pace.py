@@ -18,22 +18,29 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pace"
 
 # ------------------------------------------------------------------------------------------ parsing
 
-@pytest.mark.parametrize("reply", [
-    '{"score": 7, "rationale": "sees the sarcasm"}',
-    'Sure.\n```json\n{"score": 7, "rationale": "sees the sarcasm"}\n```\nDone.',
-    'My verdict: {"score": "7", "rationale": "sees the sarcasm"} as requested',
-])
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"score": 7, "rationale": "sees the sarcasm"}',
+        'Sure.\n```json\n{"score": 7, "rationale": "sees the sarcasm"}\n```\nDone.',
+        'My verdict: {"score": "7", "rationale": "sees the sarcasm"} as requested',
+    ],
+)
 def test_parse_report_valid_and_fenced(reply: str) -> None:
     assert pb.parse_report(reply) == {"score": 7.0, "rationale": "sees the sarcasm"}
 
 
-@pytest.mark.parametrize("reply, problem", [
-    ("I would give it a seven.", "no JSON object"),
-    ('{"score": 11, "rationale": "x"}', "outside 0-10"),
-    ('{"score": "high"}', "not a number"),
-    ('{"rationale": "no score"}', "not a number"),
-    ('{"score": true}', "not a number"),
-])
+@pytest.mark.parametrize(
+    "reply, problem",
+    [
+        ("I would give it a seven.", "no JSON object"),
+        ('{"score": 11, "rationale": "x"}', "outside 0-10"),
+        ('{"score": "high"}', "not a number"),
+        ('{"rationale": "no score"}', "not a number"),
+        ('{"score": true}', "not a number"),
+    ],
+)
 def test_parse_report_garbage(reply: str, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
         pb.parse_report(reply)
@@ -59,10 +66,17 @@ async def _ask(mode: str, attempts: int):
     from eq_evals.pairwise.judge import ask_until_parsed
 
     board = pb.load_board()
-    messages = pb.agent_messages(board, "E", "en", "pointwise", {"query": "I failed again.", "reply": "one two three "
-                                                                 "four five six seven eight"})
-    return await ask_until_parsed(get_model(f"eq_evals/scripted-{mode}"), messages, pb.parse_report, attempts,
-                                  GenerateConfig(), board["retry"]["en"])
+    messages = pb.agent_messages(
+        board, "E", "en", "pointwise", {"query": "I failed again.", "reply": "one two three four five six seven eight"}
+    )
+    return await ask_until_parsed(
+        get_model(f"eq_evals/scripted-{mode}"),
+        messages,
+        pb.parse_report,
+        attempts,
+        GenerateConfig(),
+        board["retry"]["en"],
+    )
 
 
 def test_garbage_is_retried_then_missing_with_the_reason() -> None:
@@ -77,6 +91,7 @@ def test_garbage_is_retried_then_missing_with_the_reason() -> None:
 
 
 # ------------------------------------------------------------------------------------------ weights
+
 
 def test_paper_weights_are_renormalised() -> None:
     w, source = pb.board_weights("paper")
@@ -130,11 +145,17 @@ def test_board_prompts_fill_both_languages_and_keep_braces_in_text() -> None:
 
 # ------------------------------------------------------------------------------------------ data
 
+
 def test_paper_examples_fixture_loads_nine_samples() -> None:
     samples = pace_items(str(FIXTURES / "paper_examples.jsonl"), "all")
     assert len(samples) == 9
-    assert [s.metadata["scenario"] for s in samples[:5]] == ["venting_self_doubt", "conflict_retaliation",
-                                                             "work_academic", "advice_solutions", "diary_reflection"]
+    assert [s.metadata["scenario"] for s in samples[:5]] == [
+        "venting_self_doubt",
+        "conflict_retaliation",
+        "work_academic",
+        "advice_solutions",
+        "diary_reflection",
+    ]
     fig14 = {s.metadata["focus_dimension"]: s for s in samples[5:]}
     assert set(fig14) == set("PACE") and "rusting machine" in fig14["E"].input
     assert fig14["C"].metadata["low_eq_anchor"].startswith("Engage in discussions")
@@ -142,8 +163,11 @@ def test_paper_examples_fixture_loads_nine_samples() -> None:
 
 def test_loader_field_map_csv_and_cjk_detection(tmp_path: Path) -> None:
     data = tmp_path / "p2700.csv"
-    data.write_text("qid,prompt,category\n7,\"My week was great, lost my wallet.\",Emotional Venting & Self-Doubt\n"
-                    "8,我同事又抢了我的功劳。,Work & Academic Challenges\n9,No category here,\n", encoding="utf-8")
+    data.write_text(
+        'qid,prompt,category\n7,"My week was great, lost my wallet.",Emotional Venting & Self-Doubt\n'
+        "8,我同事又抢了我的功劳。,Work & Academic Challenges\n9,No category here,\n",
+        encoding="utf-8",
+    )
     samples = pace_items(str(data), "all", field_map="id:qid,query:prompt,scenario:category")
     assert [s.id for s in samples] == ["7", "8", "9"]
     assert [s.metadata["language"] for s in samples] == ["en", "zh", "en"]
@@ -160,14 +184,17 @@ def test_loader_json_list_and_ids(tmp_path: Path) -> None:
     assert [s.id for s in samples] == ["pace-00000", "pace-00001"]
 
 
-@pytest.mark.parametrize("rows, problem", [
-    ([{"id": "a"}], "line 1: missing or empty query"),
-    ([{"query": "x", "lang": "fr"}], "lang is 'fr'"),
-    ([{"query": "x", "scenario": "cooking"}], "not a PACE scenario"),
-    ([{"query": "x", "provocation": "rage"}], "provocation 'rage'"),
-    ([{"query": "x", "id": "1"}, {"query": "y", "id": "1"}], "line 2: duplicate id '1'"),
-    ([{"query": "x", "triggers": {"Z": 1}}], "triggers must be an object"),
-])
+@pytest.mark.parametrize(
+    "rows, problem",
+    [
+        ([{"id": "a"}], "line 1: missing or empty query"),
+        ([{"query": "x", "lang": "fr"}], "lang is 'fr'"),
+        ([{"query": "x", "scenario": "cooking"}], "not a PACE scenario"),
+        ([{"query": "x", "provocation": "rage"}], "provocation 'rage'"),
+        ([{"query": "x", "id": "1"}, {"query": "y", "id": "1"}], "line 2: duplicate id '1'"),
+        ([{"query": "x", "triggers": {"Z": 1}}], "triggers must be an object"),
+    ],
+)
 def test_loader_names_bad_rows(tmp_path: Path, rows: list, problem: str) -> None:
     data = tmp_path / "bad.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")

@@ -26,9 +26,14 @@ def missing(x) -> bool:
 
 
 def pointwise(log_dir: Path, models=MODELS, roles=None, **task_args):
-    return inspect_eval("eq_evals/pace", model=list(models), model_roles={"grader": AGENT} if roles is None else roles,
-                        task_args={"source": ITEMS, "language": "all", **task_args}, log_dir=str(log_dir),
-                        display="none")
+    return inspect_eval(
+        "eq_evals/pace",
+        model=list(models),
+        model_roles={"grader": AGENT} if roles is None else roles,
+        task_args={"source": ITEMS, "language": "all", **task_args},
+        log_dir=str(log_dir),
+        display="none",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +47,14 @@ def generations(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def battles(generations: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("pace_battles")
-    [log] = inspect_eval("eq_evals/pace_pairwise", model=None, model_roles={"grader": AGENT},
-                         task_args={"logs": str(generations), "overall": True}, log_dir=str(out), display="none")
+    [log] = inspect_eval(
+        "eq_evals/pace_pairwise",
+        model=None,
+        model_roles={"grader": AGENT},
+        task_args={"logs": str(generations), "overall": True},
+        log_dir=str(out),
+        display="none",
+    )
     assert log.status == "success", log.error
     return out
 
@@ -63,8 +74,13 @@ def test_pointwise_board_shows_every_agent_and_the_arbitrator(generations: Path)
             # deterministic Chief Arbitrator == Causal-PACE composite with the paper's weights
             assert score.value["eq"] == pytest.approx(composite_eq(expected, PAPER_WEIGHTS))
             spans = [e.name for e in s.events if e.event == "span_begin"]
-            for name in ("Perceptive Analyst (P)", "Attunement Auditor (A)", "Conviction Guardian (C)",
-                         "Guidance Strategist (E)", "Chief Arbitrator"):
+            for name in (
+                "Perceptive Analyst (P)",
+                "Attunement Auditor (A)",
+                "Conviction Guardian (C)",
+                "Guidance Strategist (E)",
+                "Chief Arbitrator",
+            ):
                 assert name in spans
             for agent in ("Perceptive Analyst", "Attunement Auditor", "Conviction Guardian", "Guidance Strategist"):
                 assert agent in score.explanation
@@ -72,8 +88,9 @@ def test_pointwise_board_shows_every_agent_and_the_arbitrator(generations: Path)
         zh = [s for s in log.samples if s.metadata["language"] == "zh"]
         en = [s for s in log.samples if s.metadata["language"] == "en"]
         # the judge prompts are stored as attachments of the sample
-        assert any("你是PACE情商评审团的感知分析师" in text for text in zh[0].attachments.values()), \
+        assert any("你是PACE情商评审团的感知分析师" in text for text in zh[0].attachments.values()), (
             "Chinese items are judged with the Chinese agent prompts"
+        )
         assert not any("感知分析师" in text for text in en[0].attachments.values())
         assert any("You are the Perceptive Analyst" in text for text in en[0].attachments.values())
         metrics = log.results.scores[0].metrics
@@ -81,7 +98,9 @@ def test_pointwise_board_shows_every_agent_and_the_arbitrator(generations: Path)
 
 
 def test_garbled_agent_leaves_its_dimension_missing_and_the_composite_renormalises(tmp_path: Path) -> None:
-    [log] = pointwise(tmp_path, models=MODELS[:1], roles={"grader": AGENT, "pace_cg": "eq_evals/scripted-pace-agent-garbled"})
+    [log] = pointwise(
+        tmp_path, models=MODELS[:1], roles={"grader": AGENT, "pace_cg": "eq_evals/scripted-pace-agent-garbled"}
+    )
     assert log.status == "success", log.error
     for s in log.samples:
         score = s.scores["pace_board"]
@@ -109,8 +128,7 @@ def test_garbled_agent_leaves_its_dimension_missing_and_the_composite_renormalis
 
 
 def test_all_agents_unreadable_is_unscored_never_zero(tmp_path: Path) -> None:
-    [log] = pointwise(tmp_path, models=MODELS[:1], roles={"grader": "eq_evals/scripted-pace-agent-garbled"},
-                      attempts=1)
+    [log] = pointwise(tmp_path, models=MODELS[:1], roles={"grader": "eq_evals/scripted-pace-agent-garbled"}, attempts=1)
     assert log.status == "success", log.error
     for s in log.samples:
         score = s.scores["pace_board"]
@@ -126,8 +144,9 @@ def test_late_agent_is_retried_with_a_correction_note(tmp_path: Path) -> None:
 
 
 def test_no_judge_bound_stops_before_any_model_call(tmp_path: Path) -> None:
-    [log] = inspect_eval("eq_evals/pace", model=MODELS[0], task_args={"source": ITEMS}, log_dir=str(tmp_path),
-                         display="none")
+    [log] = inspect_eval(
+        "eq_evals/pace", model=MODELS[0], task_args={"source": ITEMS}, log_dir=str(tmp_path), display="none"
+    )
     assert log.status == "error"
     assert "--model-role grader=" in log.error.message
     for s in log.samples or []:
@@ -151,8 +170,9 @@ def test_ablations_drop_and_equal_weights(generations: Path, tmp_path: Path) -> 
 
 def test_weights_file_from_eq_evals_pace_weights(tmp_path: Path) -> None:
     weights = tmp_path / "w.json"
-    weights.write_text(json.dumps({"weights": {"P": {"value": 0.1}, "A": {"value": 0.2}, "C": {"value": 0.3},
-                                               "E": {"value": 0.4}}}))
+    weights.write_text(
+        json.dumps({"weights": {"P": {"value": 0.1}, "A": {"value": 0.2}, "C": {"value": 0.3}, "E": {"value": 0.4}}})
+    )
     [log] = pointwise(tmp_path / "logs", models=MODELS[:1], weights=str(weights))
     score = log.samples[0].scores["pace_board"]
     assert score.metadata["weights"] == pytest.approx({"P": 0.1, "A": 0.2, "C": 0.3, "E": 0.4})
@@ -188,8 +208,9 @@ def test_battles_score_both_orders_and_pick_the_higher_eq(battles: Path) -> None
 def test_ratings_leaderboard_with_composite_eq_and_thurstone(generations: Path, battles: Path, tmp_path: Path) -> None:
     from eq_evals.report import run
 
-    result = run([str(generations), str(battles)], str(tmp_path / "out"), method="thurstone", bootstrap=50,
-                 progress=False)
+    result = run(
+        [str(generations), str(battles)], str(tmp_path / "out"), method="thurstone", bootstrap=50, progress=False
+    )
     md = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
     assert "## PACE composite EQ" in md and "Thurstone-Mosteller" in md
     [pace_all] = [t for t in result["pace"] if t["language"] == "all"]
@@ -213,14 +234,21 @@ def test_weights_from_battle_logs_and_refusals(generations: Path, battles: Path,
     assert observations_from_logs([str(battles)], y="points")[0].keys() >= {"points"}
     with pytest.raises(EqEvalsError, match="no overall preference"):
         weight_rows_from_logs(str(generations))
-    [plain] = inspect_eval("eq_evals/pace_pairwise", model=None, model_roles={"grader": AGENT},
-                           task_args={"logs": str(generations)}, log_dir=str(tmp_path), display="none")
+    [plain] = inspect_eval(
+        "eq_evals/pace_pairwise",
+        model=None,
+        model_roles={"grader": AGENT},
+        task_args={"logs": str(generations)},
+        log_dir=str(tmp_path),
+        display="none",
+    )
     with pytest.raises(EqEvalsError, match="circular"):
         weight_rows_from_logs(plain.location)
 
 
-def test_eq_evals_pace_weights_reads_battle_logs_and_refuses_pointwise(generations: Path, battles: Path,
-                                                                        tmp_path: Path, capsys) -> None:
+def test_eq_evals_pace_weights_reads_battle_logs_and_refuses_pointwise(
+    generations: Path, battles: Path, tmp_path: Path, capsys
+) -> None:
     from eq_evals.cli import main
     from eq_evals.pace.board import board_weights
 
@@ -245,17 +273,27 @@ def test_failing_agent_errors_the_sample_so_eval_retry_judges_it_again(tmp_path:
 
 
 def test_battles_without_a_judge_stop_before_any_call(generations: Path, tmp_path: Path) -> None:
-    [log] = inspect_eval("eq_evals/pace_pairwise", model=None, task_args={"logs": str(generations), "overall": True},
-                         model_roles={"pace_pa": AGENT, "pace_aa": AGENT, "pace_cg": AGENT, "pace_gs": AGENT},
-                         log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/pace_pairwise",
+        model=None,
+        task_args={"logs": str(generations), "overall": True},
+        model_roles={"pace_pa": AGENT, "pace_aa": AGENT, "pace_cg": AGENT, "pace_gs": AGENT},
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "error" and "pace_overall" in log.error.message
     assert not [e for s in log.samples or [] for e in s.events if e.event == "model"]
 
 
 def test_battles_with_the_llm_arbitrator(generations: Path, tmp_path: Path) -> None:
-    [log] = inspect_eval("eq_evals/pace_pairwise", model=None, model_roles={"grader": AGENT},
-                         task_args={"logs": str(generations), "ca_mode": "llm", "language": "en"},
-                         log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/pace_pairwise",
+        model=None,
+        model_roles={"grader": AGENT},
+        task_args={"logs": str(generations), "ca_mode": "llm", "language": "en"},
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "success", log.error
     for s in log.samples:
         md = s.scores["pace_battle"].metadata

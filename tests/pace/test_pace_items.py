@@ -41,14 +41,56 @@ MAX_JACCARD = 0.5
 # Distinctive fragments of the nine example prompts printed in the PACE paper (Table 4 and Figure 14),
 # with Chinese renderings of the same cues. No project item may contain any of them.
 PAPER_FRAGMENTS = (
-    "highlight of my life", "blue screen", "round of applause", "forgot my umbrella", "paper got rejected",
-    "taking credit for my work", "dirty laundry", "company group chat", "freezing newcomers", "workplace is brutal",
-    "watches videos out loud", "fatty liver", "fried chicken and beer", "takeout every day", "lost my wallet",
-    "scolded by a client", "got drenched", "spilled the coffee", "spilled coffee", "feel like a sinner",
-    "texting his ex", "blew my top", "expensive hands", "total failure", "rusting machine", "can't be repaired",
-    "蓝屏", "论文被拒", "给自己鼓掌", "抢我的功劳", "黑料", "公司群", "排挤新人", "职场太残酷", "外放视频",
-    "脂肪肝", "炸鸡和啤酒", "炸鸡配啤酒", "天天吃外卖", "钱包丢了", "丢了钱包", "被客户骂", "淋成落汤鸡",
-    "咖啡洒", "洒了咖啡", "罪人", "和前女友聊天", "生锈的机器", "彻底的失败者", "修不好",
+    "highlight of my life",
+    "blue screen",
+    "round of applause",
+    "forgot my umbrella",
+    "paper got rejected",
+    "taking credit for my work",
+    "dirty laundry",
+    "company group chat",
+    "freezing newcomers",
+    "workplace is brutal",
+    "watches videos out loud",
+    "fatty liver",
+    "fried chicken and beer",
+    "takeout every day",
+    "lost my wallet",
+    "scolded by a client",
+    "got drenched",
+    "spilled the coffee",
+    "spilled coffee",
+    "feel like a sinner",
+    "texting his ex",
+    "blew my top",
+    "expensive hands",
+    "total failure",
+    "rusting machine",
+    "can't be repaired",
+    "蓝屏",
+    "论文被拒",
+    "给自己鼓掌",
+    "抢我的功劳",
+    "黑料",
+    "公司群",
+    "排挤新人",
+    "职场太残酷",
+    "外放视频",
+    "脂肪肝",
+    "炸鸡和啤酒",
+    "炸鸡配啤酒",
+    "天天吃外卖",
+    "钱包丢了",
+    "丢了钱包",
+    "被客户骂",
+    "淋成落汤鸡",
+    "咖啡洒",
+    "洒了咖啡",
+    "罪人",
+    "和前女友聊天",
+    "生锈的机器",
+    "彻底的失败者",
+    "修不好",
 )
 
 COUNTS_BEGIN = "<!-- counts:begin -->"
@@ -133,10 +175,16 @@ def balance_problems(rows: list[dict], lang: str) -> list[str]:
         out.append(f"{lang}: {len(rows)} items, fewer than {MIN_ITEMS}")
     by_scenario = Counter(r.get("scenario") for r in rows)
     by_provocation = Counter(r.get("provocation") for r in rows)
-    out += [f"{lang}: scenario {s} has {by_scenario[s]} items (< {MIN_PER_SCENARIO})"
-            for s in SCENARIOS if by_scenario[s] < MIN_PER_SCENARIO]
-    out += [f"{lang}: provocation {p} has {by_provocation[p]} items (< {MIN_PER_PROVOCATION})"
-            for p in PROVOCATIONS if by_provocation[p] < MIN_PER_PROVOCATION]
+    out += [
+        f"{lang}: scenario {s} has {by_scenario[s]} items (< {MIN_PER_SCENARIO})"
+        for s in SCENARIOS
+        if by_scenario[s] < MIN_PER_SCENARIO
+    ]
+    out += [
+        f"{lang}: provocation {p} has {by_provocation[p]} items (< {MIN_PER_PROVOCATION})"
+        for p in PROVOCATIONS
+        if by_provocation[p] < MIN_PER_PROVOCATION
+    ]
     for s in SCENARIOS:
         seen = {r.get("provocation") for r in rows if r.get("scenario") == s}
         for p in PROVOCATIONS[:4]:
@@ -147,6 +195,7 @@ def balance_problems(rows: list[dict], lang: str) -> list[str]:
 
 def pairing_problems(en: list[dict], zh: list[dict]) -> list[str]:
     """Every EN item has its ZH localisation with the same number, scenario and provocation, and vice versa."""
+
     def by_number(rows: list[dict]) -> dict[str, dict]:
         return {m.group(1): r for r in rows if (m := ID_RE.match(str(r.get("id", ""))))}
 
@@ -162,7 +211,7 @@ def pairing_problems(en: list[dict], zh: list[dict]) -> list[str]:
 
 def ngrams(text: str, n: int = NGRAM) -> set[str]:
     text = re.sub(r"\s+", " ", text.lower()).strip()
-    return {text[i:i + n] for i in range(max(len(text) - n + 1, 1))}
+    return {text[i : i + n] for i in range(max(len(text) - n + 1, 1))}
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
@@ -182,8 +231,9 @@ def duplicate_problems(rows: list[dict], lang: str) -> list[str]:
         q = str(r.get("query", "")).strip().lower()
         key = " ".join(re.findall(r"[\w']+", q)[:4]) if lang == "en" else re.sub(r"\W", "", q)[:5]
         openings.setdefault(key, []).append(str(r.get("id")))
-    out += [f"{lang}: items {', '.join(ids)} open the same way ({key!r})" for key, ids in openings.items()
-            if len(ids) > 1]
+    out += [
+        f"{lang}: items {', '.join(ids)} open the same way ({key!r})" for key, ids in openings.items() if len(ids) > 1
+    ]
     return out
 
 
@@ -191,8 +241,11 @@ def paper_overlap_problems(rows: list[dict]) -> list[str]:
     out = []
     for r in rows:
         q = str(r.get("query", "")).lower()
-        out += [f"{r.get('id')}: contains {frag!r} from the paper's example prompts"
-                for frag in PAPER_FRAGMENTS if frag in q]
+        out += [
+            f"{r.get('id')}: contains {frag!r} from the paper's example prompts"
+            for frag in PAPER_FRAGMENTS
+            if frag in q
+        ]
     return out
 
 
@@ -224,8 +277,7 @@ def card_problems(folder: Path) -> list[str]:
         return [f"README.md: no {COUNTS_BEGIN} ... {COUNTS_END} block"]
     block = text.split(COUNTS_BEGIN, 1)[1].split(COUNTS_END, 1)[0].strip()
     if block != counts_table(folder):
-        return ["README.md: the counts table differs from the items "
-                "(regenerate: python tests/pace/test_pace_items.py)"]
+        return ["README.md: the counts table differs from the items (regenerate: python tests/pace/test_pace_items.py)"]
     return []
 
 
@@ -242,6 +294,7 @@ def all_problems(folder: Path) -> list[str]:
 
 
 # --- tests on the bundled files ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_rows_follow_the_schema(lang: str) -> None:
@@ -283,6 +336,7 @@ def test_card_counts_match_the_items() -> None:
 
 # --- the checks can fail --------------------------------------------------------------------------------------
 
+
 def _edit(folder: Path, lang: str, index: int, **changes: object) -> None:
     path = folder / f"items_{lang}.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
@@ -309,27 +363,48 @@ BREAKAGES = {
     "unknown provocation": (lambda f: _edit(f, "zh", 1, provocation="anger"), "unknown provocation"),
     "wrong source": (lambda f: _edit(f, "en", 2, source="PACE-2700"), "source"),
     "trigger missing": (lambda f: _edit(f, "en", 4, triggers={"P": "x", "A": "y", "C": "z"}), "triggers must"),
-    "chinese trigger": (lambda f: _edit(f, "zh", 4, triggers={"P": "讽刺", "A": "a", "C": "c", "E": "e"}),
-                        "English note"),
+    "chinese trigger": (
+        lambda f: _edit(f, "zh", 4, triggers={"P": "讽刺", "A": "a", "C": "c", "E": "e"}),
+        "English note",
+    ),
     "duplicate id": (lambda f: _edit(f, "en", 5, id="pace-proj-001-en"), "duplicate id"),
     "unpaired id": (lambda f: _edit(f, "zh", 6, id="pace-proj-999-zh"), "has no pace-proj"),
     "pair disagrees": (lambda f: _edit(f, "zh", 7, scenario="diary_reflection"), "differs between en"),
     "english in zh file": (lambda f: _edit(f, "zh", 8, query="This has no Chinese at all."), "without CJK"),
     "chinese in en file": (lambda f: _edit(f, "en", 8, query="I feel 很好 today."), "with CJK"),
-    "near duplicate": (lambda f: _edit(f, "en", 10, query=load(f, "en")[0][11]["query"] + " Really."),
-                       "near-duplicates"),
-    "paper fragment": (lambda f: _edit(f, "en", 12, query="My laptop died with a blue screen again."),
-                       "from the paper"),
-    "too many sentences": (lambda f: _edit(f, "zh", 9, query="一。二。三。四。五。六。七。"),
-                           "more than 6 sentences"),
-    "not json": (lambda f: (f / "items_en.jsonl").write_text(
-        (f / "items_en.jsonl").read_text(encoding="utf-8") + "{oops\n", encoding="utf-8"), "not JSON"),
-    "card out of date": (lambda f: (f / "README.md").write_text(
-        (f / "README.md").read_text(encoding="utf-8").replace("| total |", "| total | 0 |", 1),
-        encoding="utf-8"), "counts table differs"),
-    "too few in a scenario": (lambda f: (f / "items_en.jsonl").write_text("\n".join(
-        line for line in (f / "items_en.jsonl").read_text(encoding="utf-8").splitlines()
-        if '"work_academic"' not in line) + "\n", encoding="utf-8"), "scenario work_academic has 0"),
+    "near duplicate": (
+        lambda f: _edit(f, "en", 10, query=load(f, "en")[0][11]["query"] + " Really."),
+        "near-duplicates",
+    ),
+    "paper fragment": (
+        lambda f: _edit(f, "en", 12, query="My laptop died with a blue screen again."),
+        "from the paper",
+    ),
+    "too many sentences": (lambda f: _edit(f, "zh", 9, query="一。二。三。四。五。六。七。"), "more than 6 sentences"),
+    "not json": (
+        lambda f: (f / "items_en.jsonl").write_text(
+            (f / "items_en.jsonl").read_text(encoding="utf-8") + "{oops\n", encoding="utf-8"
+        ),
+        "not JSON",
+    ),
+    "card out of date": (
+        lambda f: (f / "README.md").write_text(
+            (f / "README.md").read_text(encoding="utf-8").replace("| total |", "| total | 0 |", 1), encoding="utf-8"
+        ),
+        "counts table differs",
+    ),
+    "too few in a scenario": (
+        lambda f: (f / "items_en.jsonl").write_text(
+            "\n".join(
+                line
+                for line in (f / "items_en.jsonl").read_text(encoding="utf-8").splitlines()
+                if '"work_academic"' not in line
+            )
+            + "\n",
+            encoding="utf-8",
+        ),
+        "scenario work_academic has 0",
+    ),
 }
 
 

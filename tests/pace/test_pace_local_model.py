@@ -23,10 +23,18 @@ def test_pace_runs_offline_on_the_embedded_model(tmp_path) -> None:
     # with one attempt per agent and short replies, so the suite stays fast on 2 cores (retries are tested with
     # the scripted agents), and one thread (-M n_threads=1) for the model and the board: one cached model, which
     # keeps its speed when another job holds the other core
-    [log] = inspect_eval("eq_evals/pace", model="eq_evals/smollm2", model_args={"n_threads": 1},
-                         model_roles={"grader": get_model("eq_evals/smollm2", n_threads=1)},
-                         task_args={"attempts": 1, "judge_max_tokens": 128}, max_tokens=96, temperature=0.0,
-                         limit=3, log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/pace",
+        model="eq_evals/smollm2",
+        model_args={"n_threads": 1},
+        model_roles={"grader": get_model("eq_evals/smollm2", n_threads=1)},
+        task_args={"attempts": 1, "judge_max_tokens": 128},
+        max_tokens=96,
+        temperature=0.0,
+        limit=3,
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "success", log.error
     assert len(log.samples) == 3
     for s in log.samples:

@@ -15,7 +15,9 @@ SPEC_WEIGHTS = {"P": 0.661244, "A": 0.056527, "C": 0.166591, "E": 0.115638}
 
 
 def write_csv(path: Path, counts=COUNTS) -> Path:
-    lines = ["P,A,C,E,Y,count"] + [",".join(map(str, (*key, y, n))) for key, ns in counts.items() for y, n in enumerate(ns)]
+    lines = ["P,A,C,E,Y,count"] + [
+        ",".join(map(str, (*key, y, n))) for key, ns in counts.items() for y, n in enumerate(ns)
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -36,7 +38,9 @@ def write_jsonl(path: Path) -> Path:
 
 def test_csv_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "w.json"
-    assert cli(["pace", "weights", str(write_csv(tmp_path / "labels.csv")), "--out", str(out), "--bootstrap", "100"]) == 0
+    assert (
+        cli(["pace", "weights", str(write_csv(tmp_path / "labels.csv")), "--out", str(out), "--bootstrap", "100"]) == 0
+    )
     printed = capsys.readouterr().out
     assert "32 records (1600 observations)" in printed and "0.661244" in printed and "rows; 0 skipped" in printed
     data = json.loads(out.read_text())
@@ -75,21 +79,34 @@ def test_csv_and_jsonl_values_agree(tmp_path: Path) -> None:
     assert csv_rows == load_observations([str(tmp_path / "b.jsonl")])
 
 
-@pytest.mark.parametrize(("name", "text", "args", "message"), [
-    ("bad.csv", "P,A,C,E,Y\n1,0,1,1,2\n1,0,,1,0\n", [], "bad.csv:3: column 'C' is missing or empty"),
-    ("bad.csv", "P,A,C,Y\n1,0,1,2\n", [], "bad.csv:1: the header lacks column(s) E"),
-    ("bad.csv", "P,A,C,E,Y,count\n1,0,1,1,2,3\n1,0,1,1,2,many\n", [], "bad.csv:3: column 'count' must be a number"),
-    ("bad.csv", "P,A,C,E,Y\n1,0,1,1,2\n1,0,1,1,2,9\n", [], "bad.csv:3: more values than header columns"),
-    ("bad.jsonl", '{"P":1,"A":0,"C":1,"E":1,"Y":2}\n\n{"P":1,"A":0,\n', [], "line 3: invalid JSON"),
-    ("bad.jsonl", '{"P":7,"A":0,"C":1,"E":1,"Y":2}\n{"P":"high","A":0,"C":1,"E":1,"Y":2}\n', ["--discretize", "tertiles"],
-     "bad.jsonl:2: column 'P': 'high' is not a number"),
-    ("bad.jsonl", '{"P":7,"A":0,"C":1,"E":12,"Y":2}\n', ["--discretize", "binary@6"], "bad.jsonl:1: column 'E': score 12"),
-    ("bad.jsonl", '[1, 0, 1, 1, 2]\n', [], "bad.jsonl:1: expected an object"),
-    ("labels.txt", "P,A,C,E,Y\n", [], "labels.txt: unsupported file type .txt"),
-    ("run.eval", "", [], "is not a readable Inspect log"),
-])
-def test_bad_input_is_named(tmp_path: Path, capsys: pytest.CaptureFixture, name: str, text: str, args: list[str],
-                            message: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "text", "args", "message"),
+    [
+        ("bad.csv", "P,A,C,E,Y\n1,0,1,1,2\n1,0,,1,0\n", [], "bad.csv:3: column 'C' is missing or empty"),
+        ("bad.csv", "P,A,C,Y\n1,0,1,2\n", [], "bad.csv:1: the header lacks column(s) E"),
+        ("bad.csv", "P,A,C,E,Y,count\n1,0,1,1,2,3\n1,0,1,1,2,many\n", [], "bad.csv:3: column 'count' must be a number"),
+        ("bad.csv", "P,A,C,E,Y\n1,0,1,1,2\n1,0,1,1,2,9\n", [], "bad.csv:3: more values than header columns"),
+        ("bad.jsonl", '{"P":1,"A":0,"C":1,"E":1,"Y":2}\n\n{"P":1,"A":0,\n', [], "line 3: invalid JSON"),
+        (
+            "bad.jsonl",
+            '{"P":7,"A":0,"C":1,"E":1,"Y":2}\n{"P":"high","A":0,"C":1,"E":1,"Y":2}\n',
+            ["--discretize", "tertiles"],
+            "bad.jsonl:2: column 'P': 'high' is not a number",
+        ),
+        (
+            "bad.jsonl",
+            '{"P":7,"A":0,"C":1,"E":12,"Y":2}\n',
+            ["--discretize", "binary@6"],
+            "bad.jsonl:1: column 'E': score 12",
+        ),
+        ("bad.jsonl", "[1, 0, 1, 1, 2]\n", [], "bad.jsonl:1: expected an object"),
+        ("labels.txt", "P,A,C,E,Y\n", [], "labels.txt: unsupported file type .txt"),
+        ("run.eval", "", [], "is not a readable Inspect log"),
+    ],
+)
+def test_bad_input_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture, name: str, text: str, args: list[str], message: str
+) -> None:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     assert cli(["pace", "weights", str(path), *args]) == 2
@@ -119,14 +136,36 @@ def test_no_data_gives_the_paper_weights(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_a_named_cluster_column(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    lines = ["P,A,C,E,Y,battle"] + [f"{p},{a},{c},{e},{y},b{(p + 2 * a + 4 * c + 8 * e + y) % 7}"
-                                     for p in (0, 1) for a in (0, 1) for c in (0, 1) for e in (0, 1) for y in (0, 1, 1)
-                                     if not (y == 1 and p + a + c + e < 2)] * 3
+    lines = ["P,A,C,E,Y,battle"] + [
+        f"{p},{a},{c},{e},{y},b{(p + 2 * a + 4 * c + 8 * e + y) % 7}"
+        for p in (0, 1)
+        for a in (0, 1)
+        for c in (0, 1)
+        for e in (0, 1)
+        for y in (0, 1, 1)
+        if not (y == 1 and p + a + c + e < 2)
+    ] * 3
     path = tmp_path / "b.csv"
     path.write_text("\n".join(lines) + "\n")
     out = tmp_path / "w.json"
-    assert cli(["pace", "weights", str(path), "--cluster", "battle", "--bootstrap", "30", "--alpha", "0.5",
-                "--out", str(out)]) == 0
+    assert (
+        cli(
+            [
+                "pace",
+                "weights",
+                str(path),
+                "--cluster",
+                "battle",
+                "--bootstrap",
+                "30",
+                "--alpha",
+                "0.5",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "clusters: battle" in capsys.readouterr().out
     assert json.loads(out.read_text())["options"]["cluster"] == "battle"
     assert cli(["pace", "weights", str(path), "--cluster", "item"]) == 2

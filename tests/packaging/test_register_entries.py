@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from support import SHARED_DATA
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,19 +28,49 @@ REQUIRES_FIELDS = {"internet", "gpu"}
 # What eq-evals keeps under metadata.extras (register/README.md): the in-repository evals' group and assets,
 # and per-task versions and per-language counts.
 EXTRAS_FIELDS = {"group", "task_versions", "samples_per_language", "external_assets"}
-GROUPS = {"Assistants", "Bias", "Coding", "Cybersecurity", "Knowledge", "Mathematics", "Multimodal", "Personality",
-          "Reasoning", "Safeguards", "Scheming", "Writing"}
+GROUPS = {
+    "Assistants",
+    "Bias",
+    "Coding",
+    "Cybersecurity",
+    "Knowledge",
+    "Mathematics",
+    "Multimodal",
+    "Personality",
+    "Reasoning",
+    "Safeguards",
+    "Scheming",
+    "Writing",
+}
 ASSET_FIELDS = {"type", "source", "fetch_method", "state", "comment"}
 ASSET_TYPES = {"huggingface", "git_clone", "direct_url", "git_dependency"}
 ASSET_STATES = {"floating", "pinned", "controlled"}
-FETCH_METHODS = {"git_clone", "curl", "wget", "requests", "urllib", "wget_py", "gdown", "hf_dataset", "load_dataset",
-                 "snapshot_download", "hf_hub_download", "download_and_verify", "gdown_and_verify", "pip_install_git",
-                 "pyproject_toml", "other"}
+FETCH_METHODS = {
+    "git_clone",
+    "curl",
+    "wget",
+    "requests",
+    "urllib",
+    "wget_py",
+    "gdown",
+    "hf_dataset",
+    "load_dataset",
+    "snapshot_download",
+    "hf_hub_download",
+    "download_and_verify",
+    "gdown_and_verify",
+    "pip_install_git",
+    "pyproject_toml",
+    "other",
+}
 
 # LongEmotion's release is not bundled. Tasks that make one sample per record of one release file, and that file.
-LONGEMOTION_ONE_PER_RECORD = {"classification": "Emotion_Classification_Emobench.jsonl", "detection":
-                              "Emotion_Detection.jsonl", "qa": "Emotion_QA.jsonl", "summary":
-                              "Emotion_Summary_origin.jsonl"}
+LONGEMOTION_ONE_PER_RECORD = {
+    "classification": "Emotion_Classification_Emobench.jsonl",
+    "detection": "Emotion_Detection.jsonl",
+    "qa": "Emotion_QA.jsonl",
+    "summary": "Emotion_Summary_origin.jsonl",
+}
 
 
 def load(name: str) -> dict:
@@ -110,7 +139,9 @@ def test_entry_follows_the_register_schema(name: str) -> None:
     assert extras["group"] in GROUPS
     for asset in extras["external_assets"]:
         assert not set(asset) - ASSET_FIELDS and {"type", "source", "fetch_method", "state"} <= set(asset), asset
-        assert asset["type"] in ASSET_TYPES and asset["state"] in ASSET_STATES and asset["fetch_method"] in FETCH_METHODS
+        assert (
+            asset["type"] in ASSET_TYPES and asset["state"] in ASSET_STATES and asset["fetch_method"] in FETCH_METHODS
+        )
         if asset["state"] == "pinned":  # a pinned asset names its commits
             assert re.search(r"\b[0-9a-f]{40}\b", asset.get("comment", "") + asset["source"]), asset
 
@@ -119,8 +150,10 @@ def test_every_bundled_task_is_registered_once(declarations: dict) -> None:
     registered = [(name, task["name"]) for name in ENTRIES for task in load(name)["tasks"]]
     names = [task for _, task in registered]
     assert len(names) == len(set(names)), "a task is registered twice"
-    assert set(names) == set(declarations), {"not registered": set(declarations) - set(names),
-                                             "not a bundled task": set(names) - set(declarations)}
+    assert set(names) == set(declarations), {
+        "not registered": set(declarations) - set(names),
+        "not a bundled task": set(names) - set(declarations),
+    }
     for entry, task in registered:
         assert declarations[task].spec.benchmark == entry, f"{task} is registered under {entry}"
 
@@ -246,8 +279,14 @@ def test_a_registered_task_runs_from_its_task_path(tmp_path: Path) -> None:
     errors = []
     for name in (f"eq_evals/{task['name']}", task["name"]):
         try:
-            [log] = inspect_eval(f"{path}@{name}", model="eq_evals/scripted-oracle", limit=1, epochs=1,
-                                 log_dir=str(tmp_path / "logs"), display="none")
+            [log] = inspect_eval(
+                f"{path}@{name}",
+                model="eq_evals/scripted-oracle",
+                limit=1,
+                epochs=1,
+                log_dir=str(tmp_path / "logs"),
+                display="none",
+            )
         except Exception as ex:  # noqa: BLE001 - the other name is tried
             errors.append(f"{name}: {ex}")
             continue

@@ -16,8 +16,12 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def unpacked_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                            "-w", str(out), str(REPO)], capture_output=True, text=True, timeout=300)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if build.returncode != 0 and "No module named 'hatchling'" in build.stderr:
         pytest.skip("hatchling is not installed (pip install hatchling) so the wheel cannot be built offline")
     assert build.returncode == 0, build.stderr[-2000:]
@@ -52,12 +56,14 @@ def test_task_runs_from_the_wheel_in_another_directory(unpacked_wheel: Path, tmp
         " log_dir='logs', display='none')\n"
         "print('OUTCOME', log.status, log.results.scores[0].metrics['mean'].value)\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     # Inspect prints its own lines too (e.g. the hooks banner): read ours by their markers
-    tagged = dict(line.split(" ", 1) for line in result.stdout.splitlines()
-                  if line.startswith(("MODULE ", "ROOT ", "OUTCOME ")))
+    tagged = dict(
+        line.split(" ", 1) for line in result.stdout.splitlines() if line.startswith(("MODULE ", "ROOT ", "OUTCOME "))
+    )
     module_file, root, outcome = tagged["MODULE"], tagged["ROOT"], tagged["OUTCOME"]
     assert module_file.startswith(str(unpacked_wheel)) and root.startswith(str(unpacked_wheel))
     assert outcome == "success 1.0"

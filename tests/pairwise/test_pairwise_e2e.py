@@ -10,23 +10,34 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
 import eq_evals._registry  # noqa: F401
-from eq_evals.pairwise.verdict import sample_verdicts
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.judge import parse_verdict
+from eq_evals.pairwise.verdict import sample_verdicts
 
 MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed", "eq_evals/scripted-oracle"]
 
 
 def generate(log_dir: Path, task: str = "facet_naturalness", models=MODELS, **task_args) -> Path:
-    logs = inspect_eval(f"eq_evals/{task}", model=list(models), task_args={"language": "en", **task_args},
-                        log_dir=str(log_dir), display="none")
+    logs = inspect_eval(
+        f"eq_evals/{task}",
+        model=list(models),
+        task_args={"language": "en", **task_args},
+        log_dir=str(log_dir),
+        display="none",
+    )
     assert all(log.status == "success" for log in logs)
     return log_dir
 
 
 def judge(gen: Path, grader, out: Path, **task_args):
-    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": grader},
-                         task_args={"logs": str(gen), "pairing": "round_robin", **task_args}, log_dir=str(out), display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": grader},
+        task_args={"logs": str(gen), "pairing": "round_robin", **task_args},
+        log_dir=str(out),
+        display="none",
+    )
     return log
 
 
@@ -115,26 +126,41 @@ def test_bad_inputs_name_the_logs(generations: Path, tmp_path: Path) -> None:
     short = generate(tmp_path / "short", models=MODELS[1:2])
     with pytest.raises(EqEvalsError, match="only one|at least two"):
         judge(short, "eq_evals/scripted-judge", tmp_path / "j2")
-    fewer = inspect_eval("eq_evals/facet_naturalness", model=MODELS[0], task_args={"language": "en"}, limit=5,
-                         log_dir=str(tmp_path / "fewer"), display="none")
+    fewer = inspect_eval(
+        "eq_evals/facet_naturalness",
+        model=MODELS[0],
+        task_args={"language": "en"},
+        limit=5,
+        log_dir=str(tmp_path / "fewer"),
+        display="none",
+    )
     mismatch = f"{next((tmp_path / 'fewer').glob('*.eval'))},{next(short.glob('*.eval'))}"
     assert fewer
     with pytest.raises(EqEvalsError, match="logs cover different item sets"):
         judge(mismatch, "eq_evals/scripted-judge", tmp_path / "j3")
-    [no_judge] = inspect_eval("eq_evals/facet_pairwise", model=None, task_args={"logs": str(generations), "pairing": "round_robin"},
-                              limit=1, log_dir=str(tmp_path / "j4"), display="none")
+    [no_judge] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        task_args={"logs": str(generations), "pairing": "round_robin"},
+        limit=1,
+        log_dir=str(tmp_path / "j4"),
+        display="none",
+    )
     assert no_judge.status == "error" and "needs a judge" in no_judge.error.message
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ('{"chain_of_thought_reasoning": "...", "overall_winner": "B+++"}', ("B", 3)),
-    ('```json\n{"overall_winner": "A++"}\n```', ("A", 2)),
-    ("Reasoning... Final: Response A+ ... wait, actually B++++++", ("B", 5)),
-    ('{"overall_winner": "A"}', ("A", 0)),
-    ('{"overall_winner": "A＋＋"}', ("A", 2)),                               # full-width plus signs
-    ('{"overall_winner": "B+++ (reduced from B++++ by the length penalty)"}', ("B", 3)),
-    ("no verdict here", (None, 0)),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ('{"chain_of_thought_reasoning": "...", "overall_winner": "B+++"}', ("B", 3)),
+        ('```json\n{"overall_winner": "A++"}\n```', ("A", 2)),
+        ("Reasoning... Final: Response A+ ... wait, actually B++++++", ("B", 5)),
+        ('{"overall_winner": "A"}', ("A", 0)),
+        ('{"overall_winner": "A＋＋"}', ("A", 2)),  # full-width plus signs
+        ('{"overall_winner": "B+++ (reduced from B++++ by the length penalty)"}', ("B", 3)),
+        ("no verdict here", (None, 0)),
+    ],
+)
 def test_verdict_parsing(reply: str, expected) -> None:
     v = parse_verdict(reply)
     assert (v.winner, v.margin) == expected
@@ -153,8 +179,14 @@ def test_active_pairing_spends_its_budget_on_informative_pairs(generations: Path
 
 def test_active_pairing_is_the_default(generations: Path, tmp_path: Path) -> None:
     # issue 14: active pairing won both pairing benchmarks, so facet_pairwise uses it unless told otherwise
-    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                         task_args={"logs": str(generations)}, log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-judge"},
+        task_args={"logs": str(generations)},
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "success", log.error
     assert log.eval.task_args.get("pairing", "active") == "active"
     phases = [sample_verdicts(s)[0].phase for s in log.samples]
@@ -170,11 +202,23 @@ def test_judge_calls_sit_under_their_order_spans_and_prompt_reads_cleanly(tmp_pa
     assert bare_user_input("User: hi\nAssistant: hello\nUser: bye") == "User: hi\nAssistant: hello\nUser: bye"
     assert bare_user_input("I said User: no") == "I said User: no"
 
-    inspect_eval("eq_evals/facet_deepening", model=["eq_evals/scripted-echo", "eq_evals/scripted-oracle"],
-                 task_args={"language": "all"}, limit=2, log_dir=str(tmp_path / "gen"), display="none")
-    [judged] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                            task_args={"logs": str(tmp_path / "gen")}, log_dir=str(tmp_path / "judged"),
-                            display="none", limit=2)
+    inspect_eval(
+        "eq_evals/facet_deepening",
+        model=["eq_evals/scripted-echo", "eq_evals/scripted-oracle"],
+        task_args={"language": "all"},
+        limit=2,
+        log_dir=str(tmp_path / "gen"),
+        display="none",
+    )
+    [judged] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-judge"},
+        task_args={"logs": str(tmp_path / "gen")},
+        log_dir=str(tmp_path / "judged"),
+        display="none",
+        limit=2,
+    )
     assert judged.status == "success"
     from inspect_ai.log import resolve_sample_attachments
 

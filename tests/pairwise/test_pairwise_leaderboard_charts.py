@@ -13,19 +13,32 @@ def test_charts_one_per_table_shared_scale(tmp_path: Path) -> None:
     from eq_evals.ratings.comparisons import Comparison
 
     strength = {"m/strong": 2, "m/mid": 1, "m/weak": 0}
-    comps = [Comparison(a, b, 1.0 if strength[a] > strength[b] else 0.0 if (i + j) % 4 else 1.0, 2, f"{dim}-{i}-{j}",
-                        dim, lang)
-             for lang in ("en", "zh") for dim in ("empathy", "insight")
-             for i, a in enumerate(strength) for j, b in enumerate(strength) if a != b for _ in range(3)]
+    comps = [
+        Comparison(
+            a, b, 1.0 if strength[a] > strength[b] else 0.0 if (i + j) % 4 else 1.0, 2, f"{dim}-{i}-{j}", dim, lang
+        )
+        for lang in ("en", "zh")
+        for dim in ("empathy", "insight")
+        for i, a in enumerate(strength)
+        for j, b in enumerate(strength)
+        if a != b
+        for _ in range(3)
+    ]
     tables = build_tables(comps, "bt", 50, 0, progress=False)
     files = plot(tables, tmp_path / "leaderboard.png", "bt")
     assert sorted(p.relative_to(tmp_path).as_posix() for p in files) == [
-        "charts/en_empathy.png", "charts/en_insight.png", "charts/en_overall.png", "charts/zh_empathy.png",
-        "charts/zh_insight.png", "charts/zh_overall.png", "leaderboard.png"]
+        "charts/en_empathy.png",
+        "charts/en_insight.png",
+        "charts/en_overall.png",
+        "charts/zh_empathy.png",
+        "charts/zh_insight.png",
+        "charts/zh_overall.png",
+        "leaderboard.png",
+    ]
     overall = mpimg.imread(tmp_path / "leaderboard.png")
     single = mpimg.imread(tmp_path / "charts" / "en_empathy.png")
     assert overall.shape[1] == single.shape[1] == 960  # 6.4 in at 150 dpi: a README or paper column
-    assert overall.shape[0] > single.shape[0]          # one panel per language, stacked
+    assert overall.shape[0] > single.shape[0]  # one panel per language, stacked
     lo, hi = _chart_limits(tables)
     every = [v for t in tables for r in t.ratings for v in (r.score, r.lower, r.upper) if v is not None]
     assert lo < min(every) and hi > max(every)

@@ -10,23 +10,35 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
 import eq_evals._registry  # noqa: F401
-from eq_evals.pairwise.verdict import sample_verdicts
 from eq_evals.errors import EqEvalsError
+from eq_evals.pairwise.verdict import sample_verdicts
 
 TWO = ["eq_evals/scripted-echo", "eq_evals/scripted-oracle"]
 JUDGE = "eq_evals/scripted-judge"
 
 
 def generate(log_dir: Path, models) -> Path:
-    logs = inspect_eval("eq_evals/facet_naturalness", model=list(models), task_args={"language": "en"},
-                        log_dir=str(log_dir), display="none")
+    logs = inspect_eval(
+        "eq_evals/facet_naturalness",
+        model=list(models),
+        task_args={"language": "en"},
+        log_dir=str(log_dir),
+        display="none",
+    )
     assert all(log.status == "success" for log in logs)
     return log_dir
 
 
 def judge(logs: str, out: Path, **kw):
-    [log] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": JUDGE},
-                         task_args={"logs": logs, "pairing": "round_robin", **kw.pop("task_args", {})}, log_dir=str(out), display="none", **kw)
+    [log] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": JUDGE},
+        task_args={"logs": logs, "pairing": "round_robin", **kw.pop("task_args", {})},
+        log_dir=str(out),
+        display="none",
+        **kw,
+    )
     assert log.status == "success"
     return log
 
@@ -36,8 +48,10 @@ def judge_calls(log) -> int:
 
 
 def verdicts(log) -> dict:
-    return {s.id: (s.scores["pairwise_judge"].value, [c.verdict for v in sample_verdicts(s) for c in v.calls])
-            for s in log.samples}
+    return {
+        s.id: (s.scores["pairwise_judge"].value, [c.verdict for v in sample_verdicts(s) for c in v.calls])
+        for s in log.samples
+    }
 
 
 @pytest.fixture(scope="module")
@@ -73,12 +87,20 @@ def test_reuse_keys_on_the_judge_and_the_prompt(gens, tmp_path: Path) -> None:
     two, _ = gens
     judge(str(two), tmp_path / "a", limit=4)
     # another judge model: its calls are different calls
-    [other] = inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge-first"},
-                           task_args={"logs": str(two), "pairing": "round_robin", "reuse": str(tmp_path / "a")}, log_dir=str(tmp_path / "b"),
-                           display="none", limit=4)
+    [other] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-judge-first"},
+        task_args={"logs": str(two), "pairing": "round_robin", "reuse": str(tmp_path / "a")},
+        log_dir=str(tmp_path / "b"),
+        display="none",
+        limit=4,
+    )
     assert judge_calls(other) == 8
     # the prompt shows lengths in another unit: a different prompt, so the call is paid again
-    unit = judge(str(two), tmp_path / "c", limit=4, task_args={"reuse": str(tmp_path / "a"), "length_unit": "reference"})
+    unit = judge(
+        str(two), tmp_path / "c", limit=4, task_args={"reuse": str(tmp_path / "a"), "length_unit": "reference"}
+    )
     assert judge_calls(unit) == 8
 
 
@@ -135,8 +157,11 @@ def test_settle_rule_on_the_source_directly(gens) -> None:
             for s in batch:  # a perfectly consistent judge: the earlier model in `ranks` always wins by 3
                 md = s.metadata
                 a_wins = ranks[md["model_a"]] < ranks[md["model_b"]]
-                src.comparisons[md["dimension"]].append(Comparison(md["model_a"], md["model_b"], 1.0 if a_wins else 0.0,
-                                                                    3, md["item"], dimension=md["dimension"]))
+                src.comparisons[md["dimension"]].append(
+                    Comparison(
+                        md["model_a"], md["model_b"], 1.0 if a_wins else 0.0, 3, md["item"], dimension=md["dimension"]
+                    )
+                )
             batch = asyncio.run(src.next_samples())
         return src
 

@@ -24,9 +24,18 @@ pytestmark = pytest.mark.local_model
 
 def test_facet_task_runs_on_the_embedded_model(tmp_path) -> None:
     _need_local_model()
-    [log] = inspect_eval("eq_evals/facet_apparent", model="eq_evals/smollm2", model_args=MODEL_ARGS,
-                         task_args={"language": "all"},
-                         limit=2, epochs=1, max_tokens=48, temperature=0.0, log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_apparent",
+        model="eq_evals/smollm2",
+        model_args=MODEL_ARGS,
+        task_args={"language": "all"},
+        limit=2,
+        epochs=1,
+        max_tokens=48,
+        temperature=0.0,
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "success", log.error
     assert len(log.samples) == 2
     for sample in log.samples:
@@ -54,13 +63,22 @@ def test_any_gguf_file_by_model_path(tmp_path) -> None:
     from eq_evals.providers.local_gguf import bundled_gguf
 
     path = bundled_gguf("smollm2")
-    [log] = inspect_eval("eq_evals/facet_crisis", model="eq_evals/gguf",
-                         model_args={"model_path": str(path), **MODEL_ARGS},
-                         limit=1, epochs=1, max_tokens=16, temperature=0.0, log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(
+        "eq_evals/facet_crisis",
+        model="eq_evals/gguf",
+        model_args={"model_path": str(path), **MODEL_ARGS},
+        limit=1,
+        epochs=1,
+        max_tokens=16,
+        temperature=0.0,
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "success" and log.samples[0].output.completion.strip()
     with pytest.raises(EqEvalsError, match="needs -M model_path"):
-        inspect_eval("eq_evals/facet_crisis", model="eq_evals/gguf", limit=1, epochs=1, log_dir=str(tmp_path),
-                     display="none")
+        inspect_eval(
+            "eq_evals/facet_crisis", model="eq_evals/gguf", limit=1, epochs=1, log_dir=str(tmp_path), display="none"
+        )
 
 
 # The longest embedded-model run (74 s on one thread): the model as a judge also runs in the PACE and HEART smoke
@@ -69,12 +87,23 @@ def test_any_gguf_file_by_model_path(tmp_path) -> None:
 def test_real_judge_verdicts_or_honest_unscored(tmp_path) -> None:
     """SmolLM2 as the pairwise judge: every matchup ends with a parsed verdict or `judge_unparseable`."""
     _need_local_model()
-    inspect_eval("eq_evals/facet_naturalness", model=["eq_evals/scripted-echo", "eq_evals/scripted-malformed"],
-                 task_args={"language": "en"}, limit=2, log_dir=str(tmp_path / "gen"), display="none")
-    [log] = inspect_eval("eq_evals/facet_pairwise", model=None,
-                         model_roles={"grader": get_model("eq_evals/smollm2", **MODEL_ARGS)},
-                         task_args={"logs": str(tmp_path / "gen"), "pairing": "round_robin", "attempts": 2}, max_tokens=96,
-                         log_dir=str(tmp_path / "judged"), display="none")
+    inspect_eval(
+        "eq_evals/facet_naturalness",
+        model=["eq_evals/scripted-echo", "eq_evals/scripted-malformed"],
+        task_args={"language": "en"},
+        limit=2,
+        log_dir=str(tmp_path / "gen"),
+        display="none",
+    )
+    [log] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": get_model("eq_evals/smollm2", **MODEL_ARGS)},
+        task_args={"logs": str(tmp_path / "gen"), "pairing": "round_robin", "attempts": 2},
+        max_tokens=96,
+        log_dir=str(tmp_path / "judged"),
+        display="none",
+    )
     assert log.status == "success" and len(log.samples) == 2
     for sample in log.samples:
         score = sample.scores["pairwise_judge"]

@@ -51,9 +51,17 @@ def test_embedded_model_calls_share_one_thread_and_keep_the_declared_limit(tmp_p
 
     local_gguf._CACHE[key] = (recording, backend.thread)
     try:
-        [log] = inspect_eval("eq_evals/facet_hidden", model="eq_evals/smollm2", model_args={"n_threads": 1},
-                             limit=4, epochs=1, max_samples=4,
-                             temperature=0.0, log_dir=str(tmp_path), display="none")
+        [log] = inspect_eval(
+            "eq_evals/facet_hidden",
+            model="eq_evals/smollm2",
+            model_args={"n_threads": 1},
+            limit=4,
+            epochs=1,
+            max_samples=4,
+            temperature=0.0,
+            log_dir=str(tmp_path),
+            display="none",
+        )
     finally:
         local_gguf._CACHE[key] = (original, backend.thread)
     assert log.status == "success", log.error

@@ -26,9 +26,17 @@ def _fake_module(name: str) -> types.ModuleType:
 
 def _only(monkeypatch, *installed: str) -> None:
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: (
-        importlib.machinery.ModuleSpec(name, None) if name in installed
-        else None if name in ("xllamacpp", "llama_cpp") else real(name, *a)))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: (
+            importlib.machinery.ModuleSpec(name, None)
+            if name in installed
+            else None
+            if name in ("xllamacpp", "llama_cpp")
+            else real(name, *a)
+        ),
+    )
 
 
 def test_default_is_the_prebuilt_runtime_then_the_compiled_one(monkeypatch) -> None:
@@ -51,22 +59,43 @@ def test_neither_runtime_names_both_extras(monkeypatch) -> None:
 
 
 def test_generate_config_mapping() -> None:
-    messages = [ChatMessageSystem(content="Be kind."), ChatMessageUser(content="Hi"),
-                ChatMessageTool(content="tool says", tool_call_id="1")]
-    kwargs = chat_kwargs(messages, GenerateConfig(max_tokens=12, temperature=0.0, seed=3, top_p=0.5,
-                                                  stop_seqs=["\n\n"]))
-    assert kwargs == {"messages": [{"role": "system", "content": "Be kind."}, {"role": "user", "content": "Hi"},
-                                   {"role": "user", "content": "tool says"}],
-                      "max_tokens": 12, "temperature": 0.0, "top_p": 0.5, "seed": 3, "stop": ["\n\n"]}
-    assert chat_kwargs(messages[:1], GenerateConfig()) == {"messages": [{"role": "system", "content": "Be kind."}],
-                                                          "max_tokens": 512}
+    messages = [
+        ChatMessageSystem(content="Be kind."),
+        ChatMessageUser(content="Hi"),
+        ChatMessageTool(content="tool says", tool_call_id="1"),
+    ]
+    kwargs = chat_kwargs(
+        messages, GenerateConfig(max_tokens=12, temperature=0.0, seed=3, top_p=0.5, stop_seqs=["\n\n"])
+    )
+    assert kwargs == {
+        "messages": [
+            {"role": "system", "content": "Be kind."},
+            {"role": "user", "content": "Hi"},
+            {"role": "user", "content": "tool says"},
+        ],
+        "max_tokens": 12,
+        "temperature": 0.0,
+        "top_p": 0.5,
+        "seed": 3,
+        "stop": ["\n\n"],
+    }
+    assert chat_kwargs(messages[:1], GenerateConfig()) == {
+        "messages": [{"role": "system", "content": "Be kind."}],
+        "max_tokens": 512,
+    }
 
 
 class _Params(types.SimpleNamespace):
     def __init__(self) -> None:
-        super().__init__(model=types.SimpleNamespace(path=None), sampling=types.SimpleNamespace(seed=-1),
-                         cpuparams=types.SimpleNamespace(n_threads=-1), cpuparams_batch=types.SimpleNamespace(n_threads=-1),
-                         hostnames=["0.0.0.0"], port=8080, api_keys=[])
+        super().__init__(
+            model=types.SimpleNamespace(path=None),
+            sampling=types.SimpleNamespace(seed=-1),
+            cpuparams=types.SimpleNamespace(n_threads=-1),
+            cpuparams_batch=types.SimpleNamespace(n_threads=-1),
+            hostnames=["0.0.0.0"],
+            port=8080,
+            api_keys=[],
+        )
 
 
 def _fake_xllamacpp(monkeypatch, address: str = "http://127.0.0.1:40000") -> dict:
@@ -81,8 +110,10 @@ def _fake_xllamacpp(monkeypatch, address: str = "http://127.0.0.1:40000") -> dic
             seen["requests"].append((request, threading.current_thread().name))
             if request["messages"][-1]["content"] == "too long":
                 return {"error": {"code": 400, "message": "request exceeds the available context size"}}
-            return {"choices": [{"finish_reason": "length", "message": {"content": "I hear you"}}],
-                    "usage": {"prompt_tokens": 20, "completion_tokens": 3, "total_tokens": 23}}
+            return {
+                "choices": [{"finish_reason": "length", "message": {"content": "I hear you"}}],
+                "usage": {"prompt_tokens": 20, "completion_tokens": 3, "total_tokens": 23},
+            }
 
     module = _fake_module("xllamacpp")
     module.CommonParams, module.Server = _Params, Server
@@ -97,14 +128,27 @@ def test_xllamacpp_backend_maps_parameters_and_runs_on_the_model_thread(monkeypa
     gguf.write_bytes(b"GGUF")
     backend = LocalGGUF("gguf", model_path=str(gguf), n_ctx=1024, n_threads=1, seed=5, runtime="xllamacpp")
     params = seen["params"]
-    assert (params.model.path, params.n_ctx, params.cpuparams.n_threads, params.cpuparams_batch.n_threads,
-            params.sampling.seed, params.n_parallel) == (str(gguf), 1024, 1, 1, 5, 1)
+    assert (
+        params.model.path,
+        params.n_ctx,
+        params.cpuparams.n_threads,
+        params.cpuparams_batch.n_threads,
+        params.sampling.seed,
+        params.n_parallel,
+    ) == (str(gguf), 1024, 1, 1, 5, 1)
     assert params.hostnames == ["127.0.0.1"] and params.port == 0 and len(params.api_keys[0]) >= 32
-    output = asyncio.run(backend.generate("gguf", [ChatMessageUser(content="Hi")],
-                                          GenerateConfig(max_tokens=3, temperature=0.0, stop_seqs=["\n"])))
+    output = asyncio.run(
+        backend.generate(
+            "gguf", [ChatMessageUser(content="Hi")], GenerateConfig(max_tokens=3, temperature=0.0, stop_seqs=["\n"])
+        )
+    )
     request, thread = seen["requests"][0]
-    assert request == {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 3, "temperature": 0.0,
-                       "stop": ["\n"]}
+    assert request == {
+        "messages": [{"role": "user", "content": "Hi"}],
+        "max_tokens": 3,
+        "temperature": 0.0,
+        "stop": ["\n"],
+    }
     assert thread == seen["load_thread"] != threading.current_thread().name and thread.startswith("eq-evals-m")
     assert output.completion == "I hear you" and output.stop_reason == "max_tokens"
     assert (output.usage.input_tokens, output.usage.output_tokens, output.usage.total_tokens) == (20, 3, 23)
@@ -143,8 +187,14 @@ def test_llama_cpp_backend_gets_the_same_request(monkeypatch, tmp_path) -> None:
     gguf.write_bytes(b"GGUF")
     backend = LocalGGUF("gguf", model_path=str(gguf), n_threads=2, seed=9)
     assert backend.runtime == "llama_cpp"
-    assert seen["init"] == {"model_path": str(gguf), "n_ctx": 4096, "n_threads": 2, "n_threads_batch": 2,
-                            "seed": 9, "verbose": False}
+    assert seen["init"] == {
+        "model_path": str(gguf),
+        "n_ctx": 4096,
+        "n_threads": 2,
+        "n_threads_batch": 2,
+        "seed": 9,
+        "verbose": False,
+    }
     config = GenerateConfig(max_tokens=7, seed=1)
     output = asyncio.run(backend.generate("gguf", [ChatMessageUser(content="Hi")], config))
     assert seen["request"] == chat_kwargs([ChatMessageUser(content="Hi")], config)

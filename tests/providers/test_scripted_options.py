@@ -62,8 +62,11 @@ def test_a_mode_accepts_its_own_options_only() -> None:
     Scripted("sage-user", changes="10,-5", garble="emotion", garble_at=2, goodbye_at=3, delay=0)
     with pytest.raises(EqEvalsError, match=r"unknown -M option 'changes' for eq_evals/scripted-oracle"):
         Scripted("oracle", changes=5)
-    with pytest.raises(EqEvalsError, match=r"valid options: changes, delay, fail_every, fail_while, garble, garble_at, "
-                                           r"goodbye_at$"):
+    with pytest.raises(
+        EqEvalsError,
+        match=r"valid options: changes, delay, fail_every, fail_while, garble, garble_at, "
+        r"goodbye_at$",
+    ):
         Scripted("sage-user", goodby_at=2)
     with pytest.raises(EqEvalsError, match=r"-M fail_every='often': expected a number >= 0"):
         Scripted("echo", fail_every="often")

@@ -79,10 +79,22 @@ def test_fleiss_among_humans_by_hand() -> None:
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("agree")
-    inspect_eval("eq_evals/facet_naturalness", model=MODELS, task_args={"language": "en"}, limit=8,
-                 log_dir=str(root / "gen"), display="none")
-    inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                 task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "judged"), display="none")
+    inspect_eval(
+        "eq_evals/facet_naturalness",
+        model=MODELS,
+        task_args={"language": "en"},
+        limit=8,
+        log_dir=str(root / "gen"),
+        display="none",
+    )
+    inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-judge"},
+        task_args={"logs": str(root / "gen"), "pairing": "round_robin"},
+        log_dir=str(root / "judged"),
+        display="none",
+    )
     return root / "judged"
 
 
@@ -102,9 +114,9 @@ def test_agreement_on_judgment_logs(judged: Path, tmp_path: Path, capsys: pytest
     assert len(set(labels.values())) >= 2, labels  # otherwise kappa is undefined and the test proves nothing
     rows = []
     for sid in ids:
-        rows.append([sid, "h1", labels[sid], logs.dimensions[sid]])          # agrees with the judge
+        rows.append([sid, "h1", labels[sid], logs.dimensions[sid]])  # agrees with the judge
         flipped = {"A": "B", "B": "A", "DRAW": "A"}[labels[sid]]
-        rows.append([sid, "h2", flipped, ""])                                 # never agrees, dimension blank
+        rows.append([sid, "h2", flipped, ""])  # never agrees, dimension blank
     human = _write(tmp_path / "h.csv", rows, ["sample_id", "rater", "label", "dimension"])
     report = agreement([str(judged)], str(human))
     d = report["judges"][judge]
@@ -126,12 +138,16 @@ def test_agreement_on_judgment_logs(judged: Path, tmp_path: Path, capsys: pytest
 def test_dimension_column_must_match(judged: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     logs = read_judgments([str(judged)])
     sid = sorted(logs.pairs)[0]
-    human = _write(tmp_path / "h.csv", [[sid, "h1", "A", "expression_naturalness"],
-                                        [sid, "h2", "B", "emotion_regulation"]],
-                   ["sample_id", "rater", "label", "dimension"])
+    human = _write(
+        tmp_path / "h.csv",
+        [[sid, "h1", "A", "expression_naturalness"], [sid, "h2", "B", "emotion_regulation"]],
+        ["sample_id", "rater", "label", "dimension"],
+    )
     assert cli(["agreement", str(judged), "--human", str(human)]) == 2
     err = capsys.readouterr().err
-    assert "row 3: dimension 'emotion_regulation' does not match the matchup's dimension 'expression_naturalness'" in err
+    assert (
+        "row 3: dimension 'emotion_regulation' does not match the matchup's dimension 'expression_naturalness'" in err
+    )
 
 
 PAIRS = {"m|i1|e1|a|b": ("a", "b"), "m|i2|e1|a|b": ("a", "b")}

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from eq_evals.ratings import Comparison, bradley_terry, item_bootstrap, elo, separability
+from eq_evals.ratings import Comparison, bradley_terry, elo, item_bootstrap, separability
 
 C = Comparison
 ELO_3_TO_1 = 400 * math.log10(3)  # 190.85: P = 3/4 <=> 10^(d/400) = 3
@@ -60,8 +60,10 @@ def test_matches_an_independent_scipy_fit_and_anchor_model():
 
     def nll(theta):
         return -sum(
-            (c.outcome * math.log(1 / (1 + math.exp(-(theta[idx[c.model_a]] - theta[idx[c.model_b]]))))
-             + (1 - c.outcome) * math.log(1 / (1 + math.exp(theta[idx[c.model_a]] - theta[idx[c.model_b]]))))
+            (
+                c.outcome * math.log(1 / (1 + math.exp(-(theta[idx[c.model_a]] - theta[idx[c.model_b]]))))
+                + (1 - c.outcome) * math.log(1 / (1 + math.exp(theta[idx[c.model_a]] - theta[idx[c.model_b]])))
+            )
             for c in cs
         )
 
@@ -112,10 +114,18 @@ def _sim(n_models=6, n_items=40, seed=0):
     cs = []
     for it in range(n_items):
         for i, a in enumerate(models):
-            for b in models[i + 1:]:
+            for b in models[i + 1 :]:
                 p = 1 / (1 + math.exp(-(0.3 * (models.index(a) - models.index(b)))))
                 u = rng.random()
-                cs.append(C(a, b, 0.5 if u < 0.1 else (1.0 if rng.random() < p else 0.0), 0 if u < 0.1 else rng.randint(1, 3), f"it{it}"))
+                cs.append(
+                    C(
+                        a,
+                        b,
+                        0.5 if u < 0.1 else (1.0 if rng.random() < p else 0.0),
+                        0 if u < 0.1 else rng.randint(1, 3),
+                        f"it{it}",
+                    )
+                )
     return cs
 
 
@@ -151,8 +161,12 @@ def test_speed_smoke():
     # 10 models x 100 items x 200 rounds: well under a second or two
     rng = np.random.default_rng(0)
     models = [f"m{i}" for i in range(10)]
-    cs = [C(models[a], models[b], float(rng.integers(0, 2)), 1, f"it{it}")
-          for it in range(100) for a in range(10) for b in range(a + 1, 10)]
+    cs = [
+        C(models[a], models[b], float(rng.integers(0, 2)), 1, f"it{it}")
+        for it in range(100)
+        for a in range(10)
+        for b in range(a + 1, 10)
+    ]
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -213,8 +213,7 @@ def simulate(n: int, seed: int, c_affects_y: bool = True) -> list[dict]:
     e = rng.random(n) < (1 + p + a + (c if c_affects_y else 0)) / 5
     score = 1.5 * p + 0.5 * a + (1.0 * c if c_affects_y else 0) + 1.0 * e + rng.normal(0, 1, n)
     y = np.digitize(score, [1.0, 2.5])
-    return [dict(P=int(pi), A=int(ai), C=int(ci), E=int(ei), Y=int(yi))
-            for pi, ai, ci, ei, yi in zip(p, a, c, e, y)]
+    return [dict(P=int(pi), A=int(ai), C=int(ci), E=int(ei), Y=int(yi)) for pi, ai, ci, ei, yi in zip(p, a, c, e, y)]
 
 
 def compress(rows: list[dict]) -> list[dict]:
@@ -306,8 +305,9 @@ SAMPLES = [(8, 6, 7, 9), (6, 7, 5, 8), (9, 8, 8, 7), (7, 5, 6, 6)]
 
 
 def records(model: str = "m", samples=SAMPLES, epochs: int = 1) -> list[DimRecord]:
-    return [DimRecord(model, f"s{i}", ep, dict(zip(DIMENSIONS, s))) for i, s in enumerate(samples)
-            for ep in range(epochs)]
+    return [
+        DimRecord(model, f"s{i}", ep, dict(zip(DIMENSIONS, s))) for i, s in enumerate(samples) for ep in range(epochs)
+    ]
 
 
 def test_score_models_t_interval() -> None:
@@ -334,11 +334,17 @@ def test_score_models_bootstrap() -> None:
         lo, hi = m.dimension_ci[d]
         assert lo <= m.dimension_scores[d] <= hi
     # epochs are averaged per sample: two epochs (8, ...) and (6, ...) behave like one sample scored 7
-    two = [DimRecord("e", "s0", 0, {"P": 8, "A": 8, "C": 8, "E": 8}), DimRecord("e", "s0", 1, {"P": 6, "A": 6, "C": 6, "E": 6})]
+    two = [
+        DimRecord("e", "s0", 0, {"P": 8, "A": 8, "C": 8, "E": 8}),
+        DimRecord("e", "s0", 1, {"P": 6, "A": 6, "C": 6, "E": 6}),
+    ]
     assert score_models(two, method="t")["e"].n_samples == 1
     assert score_models(two, n_boot=10)["e"].eq == pytest.approx(7.0)
-    grouped = score_models([DimRecord("m", "a", 0, ALPHA_MODEL, lang="en"), DimRecord("m", "b", 0, BETA_MODEL, lang="zh")],
-                           group_by="lang", n_boot=10)
+    grouped = score_models(
+        [DimRecord("m", "a", 0, ALPHA_MODEL, lang="en"), DimRecord("m", "b", 0, BETA_MODEL, lang="zh")],
+        group_by="lang",
+        n_boot=10,
+    )
     assert grouped["en"]["m"].eq == pytest.approx(7.681682, abs=1e-6) and grouped["zh"]["m"].group == "zh"
     with pytest.raises(ValueError, match="outside"):
         score_models([DimRecord("m", "a", 0, {"P": 12})])
@@ -391,8 +397,9 @@ def test_vectorised_estimator_matches_loops_and_mutual_information() -> None:
     rng = np.random.default_rng(5)
     raw = simulate(6_000, seed=5)
     # graded 0-10 scores, discretised into tertiles: three states per dimension, 27 strata for E
-    graded = compress([{**r, **{d: int(rng.integers(0, 4) if r[d] == 0 else rng.integers(3, 11)) for d in DIMENSIONS}}
-                       for r in raw])
+    graded = compress(
+        [{**r, **{d: int(rng.integers(0, 4) if r[d] == 0 else rng.integers(3, 11)) for d in DIMENSIONS}} for r in raw]
+    )
     w = estimate_weights(graded, discretize="tertiles")
     tert = discretizer("tertiles")
     binned = [{**r, **{d: tert(r[d]) for d in DIMENSIONS}} for r in graded]

@@ -2,8 +2,17 @@
 
 import pytest
 
-from eq_evals.ratings import Comparison, Verdict, aggregate_orders, canonical_order, leaderboard, plus_tally, win_rates
-from eq_evals.ratings import Rating, ranking
+from eq_evals.ratings import (
+    Comparison,
+    Rating,
+    Verdict,
+    aggregate_orders,
+    canonical_order,
+    leaderboard,
+    plus_tally,
+    ranking,
+    win_rates,
+)
 
 
 @pytest.mark.parametrize(

@@ -8,16 +8,52 @@ from eq_evals.ratings import delta_z, profile, profiles, zscores
 
 # FACET paper Fig. 2: Objective Average and Subjective Average rows, transcribed.
 OBJ = {
-    "zh": {"GPT-5": 63.02, "Gemini-2.5-pro": 64.30, "Claude-sonnet-4": 57.58, "Grok-4": 57.52, "Kimi-k2": 51.78,
-           "Qwen3-235b": 47.11, "DeepSeek-r1": 55.85, "GLM-4.5": 46.67, "Doubao-seed-1.6": 54.19},
-    "en": {"GPT-5": 53.78, "Gemini-2.5-pro": 57.44, "Claude-sonnet-4": 53.39, "Grok-4": 47.06, "Kimi-k2": 46.89,
-           "Qwen3-235b": 39.78, "DeepSeek-r1": 44.00, "GLM-4.5": 43.67, "Doubao-seed-1.6": 49.67},
+    "zh": {
+        "GPT-5": 63.02,
+        "Gemini-2.5-pro": 64.30,
+        "Claude-sonnet-4": 57.58,
+        "Grok-4": 57.52,
+        "Kimi-k2": 51.78,
+        "Qwen3-235b": 47.11,
+        "DeepSeek-r1": 55.85,
+        "GLM-4.5": 46.67,
+        "Doubao-seed-1.6": 54.19,
+    },
+    "en": {
+        "GPT-5": 53.78,
+        "Gemini-2.5-pro": 57.44,
+        "Claude-sonnet-4": 53.39,
+        "Grok-4": 47.06,
+        "Kimi-k2": 46.89,
+        "Qwen3-235b": 39.78,
+        "DeepSeek-r1": 44.00,
+        "GLM-4.5": 43.67,
+        "Doubao-seed-1.6": 49.67,
+    },
 }
 SUB = {
-    "zh": {"GPT-5": 824.90, "Gemini-2.5-pro": 1087.87, "Claude-sonnet-4": 994.48, "Grok-4": 975.49, "Kimi-k2": 1213.84,
-           "Qwen3-235b": 995.83, "DeepSeek-r1": 1054.37, "GLM-4.5": 996.70, "Doubao-seed-1.6": 1251.65},
-    "en": {"GPT-5": 949.23, "Gemini-2.5-pro": 1040.63, "Claude-sonnet-4": 1078.68, "Grok-4": 1089.20, "Kimi-k2": 1262.93,
-           "Qwen3-235b": 891.36, "DeepSeek-r1": 1164.09, "GLM-4.5": 1149.76, "Doubao-seed-1.6": 1079.55},
+    "zh": {
+        "GPT-5": 824.90,
+        "Gemini-2.5-pro": 1087.87,
+        "Claude-sonnet-4": 994.48,
+        "Grok-4": 975.49,
+        "Kimi-k2": 1213.84,
+        "Qwen3-235b": 995.83,
+        "DeepSeek-r1": 1054.37,
+        "GLM-4.5": 996.70,
+        "Doubao-seed-1.6": 1251.65,
+    },
+    "en": {
+        "GPT-5": 949.23,
+        "Gemini-2.5-pro": 1040.63,
+        "Claude-sonnet-4": 1078.68,
+        "Grok-4": 1089.20,
+        "Kimi-k2": 1262.93,
+        "Qwen3-235b": 891.36,
+        "DeepSeek-r1": 1164.09,
+        "GLM-4.5": 1149.76,
+        "Doubao-seed-1.6": 1079.55,
+    },
 }
 # FACET paper §3 (values it quotes) and Fig. 2 (the rest, derived): (Z_obj, Z_sub, Delta Z) per language, and the profile.
 EXPECTED = {

@@ -100,8 +100,10 @@ def test_run_facet_pairing_with_a_simulated_judge():
     items = [f"it{i}" for i in range(8)]
 
     def judge(matchups, phase):
-        return [Comparison(x, y, 1.0 if skill[x] > skill[y] else 0.0, abs(skill[x] - skill[y]), it, phase=phase)
-                for it, (x, y) in matchups]
+        return [
+            Comparison(x, y, 1.0 if skill[x] > skill[y] else 0.0, abs(skill[x] - skill[y]), it, phase=phase)
+            for it, (x, y) in matchups
+        ]
 
     run = run_facet_pairing(list(skill), items, judge, trueskill_facet, max_smart_rounds=4, pairs_per_round=4)
     assert run.matchups_per_phase["seed"] == sum(len(facet_seed_round(list(skill), i, 0)) for i in range(8))
@@ -181,7 +183,8 @@ def test_active_pairs_deterministic_and_never_repeats_an_item_pair():
     # input order of the comparisons does not matter
     mid = comps[:60]
     assert active_pairs(mid, {(c.item, c.pair) for c in mid}, items, NINE, rng=5) == active_pairs(
-        list(reversed(mid)), {(c.item, c.pair) for c in mid}, items, NINE, rng=5)
+        list(reversed(mid)), {(c.item, c.pair) for c in mid}, items, NINE, rng=5
+    )
 
 
 def test_active_pairs_two_models_and_exhausted_items():

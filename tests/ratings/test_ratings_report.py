@@ -26,12 +26,30 @@ FIVE = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adeq
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory, benchmark_logs) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("logs")
-    inspect_eval("eq_evals/facet_naturalness", model=MODELS, task_args={"language": "all"}, limit=24,
-                 log_dir=str(root / "gen"), display="none")
-    inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                 task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "judged"), display="none")
-    inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge-first"},
-                 task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "ties"), display="none")
+    inspect_eval(
+        "eq_evals/facet_naturalness",
+        model=MODELS,
+        task_args={"language": "all"},
+        limit=24,
+        log_dir=str(root / "gen"),
+        display="none",
+    )
+    inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-judge"},
+        task_args={"logs": str(root / "gen"), "pairing": "round_robin"},
+        log_dir=str(root / "judged"),
+        display="none",
+    )
+    inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-judge-first"},
+        task_args={"logs": str(root / "gen"), "pairing": "round_robin"},
+        log_dir=str(root / "ties"),
+        display="none",
+    )
     # FACET objective, oracle/wrong/half on objective_ids(2), both languages, one epoch: the session's benchmark logs
     # hold exactly these runs (tests/benchmark_logs.py), so their logs are copied instead of run again
     modes = ["eq_evals/scripted-oracle", "eq_evals/scripted-wrong", "eq_evals/scripted-half"]
@@ -91,8 +109,14 @@ def test_objective_logs_and_the_gap(logs: dict[str, Path], tmp_path: Path) -> No
 
 def test_partial_objective_average_is_marked_not_averaged(tmp_path: Path) -> None:
     """Only Crisis Recognition: the Objective Average (mean of all five, FACET paper Fig. 2) is not given."""
-    inspect_eval("eq_evals/facet_crisis", model="eq_evals/scripted-oracle", epochs=1, limit=4,
-                 log_dir=str(tmp_path / "crisis"), display="none")
+    inspect_eval(
+        "eq_evals/facet_crisis",
+        model="eq_evals/scripted-oracle",
+        epochs=1,
+        limit=4,
+        log_dir=str(tmp_path / "crisis"),
+        display="none",
+    )
     result = run([str(tmp_path / "crisis")], str(tmp_path / "out"), progress=False)
     row = result["objective"]["en"]["eq_evals/scripted-oracle"]
     assert row["crisis_recognition"] == 100.0
@@ -108,20 +132,34 @@ def test_overlapping_objective_logs_keep_the_newest_score(tmp_path: Path) -> Non
     model = "eq_evals/scripted-prose"
     ids = objective_ids(1)
     crisis_ids = [i for i in ids if "crisis" in i]
-    inspect_eval("eq_evals/facet_objective", model=model, task_args={"language": "all"}, epochs=1, sample_id=ids,
-                 log_dir=str(tmp_path / "a_old"), display="none")
+    inspect_eval(
+        "eq_evals/facet_objective",
+        model=model,
+        task_args={"language": "all"},
+        epochs=1,
+        sample_id=ids,
+        log_dir=str(tmp_path / "a_old"),
+        display="none",
+    )
     time.sleep(1.1)  # Inspect log times have one-second resolution
-    inspect_eval("eq_evals/facet_crisis", model=model, epochs=1, sample_id=crisis_ids,
-                 task_args={"language": "all", "normalize_labels": False}, log_dir=str(tmp_path / "b_new"),
-                 display="none")
+    inspect_eval(
+        "eq_evals/facet_crisis",
+        model=model,
+        epochs=1,
+        sample_id=crisis_ids,
+        task_args={"language": "all", "normalize_labels": False},
+        log_dir=str(tmp_path / "b_new"),
+        display="none",
+    )
     for order in ([tmp_path / "a_old", tmp_path / "b_new"], [tmp_path / "b_new", tmp_path / "a_old"]):
         result = run([str(p) for p in order], str(tmp_path / "out"), progress=False)
         for lang in ("en", "zh"):
             row = result["objective"][lang][model]
             assert row["crisis_recognition"] == 0.0  # the newer byte-exact run, not a 50% blend of both
             assert row["apparent_emotion"] == 100.0
-        assert any(f"{len(crisis_ids)} objective scores appeared in more than one log" in n
-                   for n in result["objective_notes"])
+        assert any(
+            f"{len(crisis_ids)} objective scores appeared in more than one log" in n for n in result["objective_notes"]
+        )
         crisis = result["crisis_confusion"]["en"][model]
         assert crisis["n"] == 1 and crisis["parsed"] == 0  # byte-exact scoring parses nothing from prose
 
@@ -139,10 +177,19 @@ def test_gap_leaves_out_partial_objective_averages() -> None:
     from eq_evals.facet.leaderboard import gap_rows
 
     full = {d: 50.0 for d in FIVE}
-    objective = {"en": {"m1": {**full, "objective_average": 40.0}, "m2": {**full, "objective_average": 50.0},
-                        "m3": {**full, "objective_average": 60.0},
-                        "m4": {"crisis_recognition": 90.0, "objective_average": None, "partial_average": 90.0,
-                               "missing_dimensions": FIVE[:4]}}}
+    objective = {
+        "en": {
+            "m1": {**full, "objective_average": 40.0},
+            "m2": {**full, "objective_average": 50.0},
+            "m3": {**full, "objective_average": 60.0},
+            "m4": {
+                "crisis_recognition": 90.0,
+                "objective_average": None,
+                "partial_average": 90.0,
+                "missing_dimensions": FIVE[:4],
+            },
+        }
+    }
     subjective = {"en": {"m1": 1100.0, "m2": 1000.0, "m3": 900.0, "m4": 1200.0}}
     gap = gap_rows(subjective, objective)
     assert gap["_cohort"]["en"] == ["m1", "m2", "m3"] and set(gap["en"]) == {"m1", "m2", "m3"}
@@ -158,19 +205,39 @@ def test_gap_profiles_with_judged_and_objective_logs(tmp_path: Path) -> None:
     root = tmp_path / "logs"
     # three scripted modes whose objective scores and interaction replies both differ
     models = ["eq_evals/scripted-prose", "eq_evals/scripted-echo", "eq_evals/scripted-malformed"]
-    inspect_eval("eq_evals/facet_objective", model=models, task_args={"language": "all"}, epochs=1,
-                 sample_id=objective_ids(), log_dir=str(root / "obj"), display="none")
-    inspect_eval("eq_evals/facet_naturalness", model=models, task_args={"language": "all"}, limit=10,
-                 log_dir=str(root / "gen"), display="none")
-    inspect_eval("eq_evals/facet_pairwise", model=None, model_roles={"grader": "eq_evals/scripted-judge"},
-                 task_args={"logs": str(root / "gen"), "pairing": "round_robin"}, log_dir=str(root / "judged"), display="none")
+    inspect_eval(
+        "eq_evals/facet_objective",
+        model=models,
+        task_args={"language": "all"},
+        epochs=1,
+        sample_id=objective_ids(),
+        log_dir=str(root / "obj"),
+        display="none",
+    )
+    inspect_eval(
+        "eq_evals/facet_naturalness",
+        model=models,
+        task_args={"language": "all"},
+        limit=10,
+        log_dir=str(root / "gen"),
+        display="none",
+    )
+    inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": "eq_evals/scripted-judge"},
+        task_args={"logs": str(root / "gen"), "pairing": "round_robin"},
+        log_dir=str(root / "judged"),
+        display="none",
+    )
     result = run([str(root / "obj"), str(root / "judged")], str(tmp_path / "out"), bootstrap=50, progress=False)
     assert {k for k in result["gap"] if not k.startswith("_")} == {"en", "zh"}, result["gap"]
     assert result["gap"]["_cohort"] == {"en": sorted(models), "zh": sorted(models)}
     assert "Overall TrueSkill mu" in result["gap"]["_statistic"]["subjective"]
     # Z_sub comes from FACET's Overall TrueSkill mu whatever --method rates the tables (docs/pairwise.md, '3. eq-evals ratings', ΔZ)
-    by_trueskill = run([str(root / "obj"), str(root / "judged")], str(tmp_path / "ts"), method="trueskill",
-                       progress=False)
+    by_trueskill = run(
+        [str(root / "obj"), str(root / "judged")], str(tmp_path / "ts"), method="trueskill", progress=False
+    )
     for method in ("elo",):
         other = run([str(root / "obj"), str(root / "judged")], str(tmp_path / method), method=method, progress=False)
         assert other["gap"] == result["gap"] == by_trueskill["gap"]
@@ -215,8 +282,8 @@ def test_cli_ratings_and_agreement(logs: dict[str, Path], tmp_path: Path, capsys
         w = csv.writer(handle)
         w.writerow(["sample_id", "rater", "label"])
         for sid in ids:
-            w.writerow([sid, "h1", judge[sid]])                                     # agrees with the judge
-            w.writerow([sid, "h2", "B" if judge[sid] == "A" else "A"])              # always disagrees
+            w.writerow([sid, "h1", judge[sid]])  # agrees with the judge
+            w.writerow([sid, "h2", "B" if judge[sid] == "A" else "A"])  # always disagrees
     report = agreement([str(logs["judged"])], str(human))
     per_human = report["cohen"]["eq_evals/scripted-judge"]["per_human"]
     assert per_human["human:h1"]["kappa"] == pytest.approx(1.0)
@@ -234,16 +301,21 @@ def test_family() -> None:
     # the ratings flag and HEART's same-family exclusion use this one function (they used to disagree on o3)
     assert family("openai/o3-mini") == family("openai/gpt-4o") == "gpt"
     from eq_evals.heart.scorer import eligible_judges
+
     assert eligible_judges(["openai/o3-mini", "anthropic/claude-3-7-sonnet"], ["openai/gpt-4o", "qwen/qwen3"]) == (
-        ["anthropic/claude-3-7-sonnet"], False)
+        ["anthropic/claude-3-7-sonnet"],
+        False,
+    )
 
 
 def test_disconnected_comparison_graph_names_the_table() -> None:
     from eq_evals.pairwise.leaderboard import build_tables
     from eq_evals.ratings import Comparison
 
-    comps = [Comparison("m1", "m2", 1.0, 2, "i1", "empathetic_understanding", "en"),
-             Comparison("m3", "m4", 0.0, 1, "i1", "empathetic_understanding", "en")]
+    comps = [
+        Comparison("m1", "m2", 1.0, 2, "i1", "empathetic_understanding", "en"),
+        Comparison("m3", "m4", 0.0, 1, "i1", "empathetic_understanding", "en"),
+    ]
     with pytest.raises(EqEvalsError, match="en/empathetic_understanding: .*(disconnected|components)"):
         build_tables(comps, "bt", 0, 0, progress=False)
 
@@ -268,7 +340,8 @@ def test_mean_of_dimension_ratings_beside_overall(tmp_path: Path) -> None:
     rows = rows_for_csv(tables)
     assert all(r["mean_of_dimension_ratings"] is None for r in rows if r["dimension"] != "overall")
     assert {r["model"]: r["mean_of_dimension_ratings"] for r in rows if r["dimension"] == "overall"} == {
-        m: round(overall.dimension_means[m][0], 3) for m in ("m1", "m2", "m3")}
+        m: round(overall.dimension_means[m][0], 3) for m in ("m1", "m2", "m3")
+    }
     md = render_tables("trueskill", tables, {})
     assert "mean of dimension ratings †" in md and "a different statistic from Overall" in md
     assert "different statistic" in DIMENSION_MEAN_LABEL
@@ -279,7 +352,8 @@ def test_two_models_are_rated(logs: dict[str, Path], tmp_path: Path) -> None:
     from eq_evals.ratings import Comparison
 
     comps = [Comparison("m1", "m2", 1.0, 2, f"i{i}", "x", "en") for i in range(3)] + [
-        Comparison("m1", "m2", 0.0, 1, "i9", "x", "en")]
+        Comparison("m1", "m2", 0.0, 1, "i9", "x", "en")
+    ]
     [table] = build_tables(comps, "bt", 100, 0, progress=False)
     assert [r.model for r in table.ratings] == ["m1", "m2"]
 
@@ -304,7 +378,11 @@ def test_an_interval_that_misses_its_rating_is_widened_and_noted() -> None:
     from eq_evals.pairwise.leaderboard import containing
     from eq_evals.ratings import Rating
 
-    fixed, widened = containing({"a": Rating("a", 1244.3, 1245.6, 1245.6, None, 4, 0, 4, 0),
-                                 "b": Rating("b", 1500.0, 1400.0, 1600.0, None, 4, 4, 0, 0)})
+    fixed, widened = containing(
+        {
+            "a": Rating("a", 1244.3, 1245.6, 1245.6, None, 4, 0, 4, 0),
+            "b": Rating("b", 1500.0, 1400.0, 1600.0, None, 4, 4, 0, 0),
+        }
+    )
     assert widened == ["a"] and (fixed["a"].lower, fixed["a"].upper) == (1244.3, 1245.6)
     assert fixed["b"] == Rating("b", 1500.0, 1400.0, 1600.0, None, 4, 4, 0, 0)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from eq_evals.ratings import Comparison as C
 from eq_evals.ratings import ELO_K, fit_thurstone, thurstone_elo, thurstone_mosteller
+from eq_evals.ratings import Comparison as C
 
 
 def battles(record: list[tuple[str, str, int, int]], ties: int = 0) -> list[C]:
@@ -72,7 +72,11 @@ def test_ties_half_or_dropped() -> None:
         thurstone_mosteller(only_ties, ties="drop")
     # a margin-0 "win" is a draw by default (as the other leaderboard methods), a win with margin_zero="win"
     soft = [C("a", "b", 1.0, 0, "x"), C("a", "b", 0.0, 1, "y")]
-    assert thurstone_mosteller(soft)["a"].extra["mu"] < 0 < thurstone_mosteller(soft, margin_zero="win")["a"].extra["mu"] + 1e-9
+    assert (
+        thurstone_mosteller(soft)["a"].extra["mu"]
+        < 0
+        < thurstone_mosteller(soft, margin_zero="win")["a"].extra["mu"] + 1e-9
+    )
 
 
 def test_degenerate_inputs() -> None:

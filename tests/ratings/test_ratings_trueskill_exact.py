@@ -10,8 +10,11 @@ from eq_evals.ratings.trueskill_exact import make_rate_1vs1, rating_state
 from eq_evals.ratings.trueskill_ratings import eqbench3_env
 
 
-@pytest.mark.parametrize("env", [facet_env(), eqbench3_env(), trueskill.TrueSkill(draw_probability=0.1)],
-                         ids=["facet", "eqbench3", "package-default"])
+@pytest.mark.parametrize(
+    "env",
+    [facet_env(), eqbench3_env(), trueskill.TrueSkill(draw_probability=0.1)],
+    ids=["facet", "eqbench3", "package-default"],
+)
 def test_single_update_is_bit_identical_on_random_ratings(env):
     rate = make_rate_1vs1(env)
     rng = random.Random(7)
@@ -60,18 +63,21 @@ def _random_comparisons(seed: int, n_models: int, n: int) -> list[Comparison]:
             continue
         a_wins = rng.random() < 1 / (1 + 2.718 ** (skill[b] - skill[a]))
         margin = rng.randint(0, 5)
-        pa, pb = rng.randint(0, 20), rng.randint(0, 20)
+        rng.randint(0, 20), rng.randint(0, 20)  # two draws kept: the random stream the expectations were made with
         plus = {}
         if rng.random() < 0.5:  # EQ-Bench 3's raw "+" tallies on half of them
             plus = {"plus_a": rng.randint(0, 20), "plus_b": rng.randint(0, 20)}
-        out.append(Comparison(a, b, 1.0 if a_wins else 0.0, margin, f"i{k}", dimension=rng.choice(["d1", "d2"]),
-                              **plus))
+        out.append(
+            Comparison(a, b, 1.0 if a_wins else 0.0, margin, f"i{k}", dimension=rng.choice(["d1", "d2"]), **plus)
+        )
     return out
 
 
 def _as_tuple(ratings):
-    return {m: (r.score, r.sigma, r.lower, r.upper, r.perm_mean, r.perm_sd, r.extra.get("raw_mu")) for m, r in
-            ratings.items()}
+    return {
+        m: (r.score, r.sigma, r.lower, r.upper, r.perm_mean, r.perm_sd, r.extra.get("raw_mu"))
+        for m, r in ratings.items()
+    }
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -98,13 +104,19 @@ def test_unknown_engine_is_an_error():
 def test_tables_rated_in_worker_processes_equal_serial(method):
     from eq_evals.pairwise.leaderboard import build_tables
 
-    comps = [Comparison(c.model_a, c.model_b, c.outcome, c.margin, c.item, dimension=c.dimension, language=lang)
-             for lang in ("en", "zh") for c in _random_comparisons(3, n_models=5, n=80)]
+    comps = [
+        Comparison(c.model_a, c.model_b, c.outcome, c.margin, c.item, dimension=c.dimension, language=lang)
+        for lang in ("en", "zh")
+        for c in _random_comparisons(3, n_models=5, n=80)
+    ]
     serial = build_tables(comps, method, 50, 1, progress=False, workers=1)
     parallel = build_tables(comps, method, 50, 1, progress=False, workers=2)
-    assert [(t.language, t.dimension, [(r.model, r.score, r.lower, r.upper) for r in t.ratings]) for t in serial] == \
-        [(t.language, t.dimension, [(r.model, r.score, r.lower, r.upper) for r in t.ratings]) for t in parallel]
-    assert {(t.language, t.dimension) for t in serial} == {(lg, d) for lg in ("en", "zh") for d in ("d1", "d2", "overall")}
+    assert [(t.language, t.dimension, [(r.model, r.score, r.lower, r.upper) for r in t.ratings]) for t in serial] == [
+        (t.language, t.dimension, [(r.model, r.score, r.lower, r.upper) for r in t.ratings]) for t in parallel
+    ]
+    assert {(t.language, t.dimension) for t in serial} == {
+        (lg, d) for lg in ("en", "zh") for d in ("d1", "d2", "overall")
+    }
 
 
 def test_a_worker_error_names_the_table():

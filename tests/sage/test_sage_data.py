@@ -9,8 +9,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from support import shared_file
+
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.sage import prompts
 from eq_evals.sage.data import load_scenarios, sage_samples
@@ -26,8 +26,9 @@ def test_bundled_set_covers_every_intention_and_personality(language: str) -> No
     assert set(Counter(s["hidden_task_type"] for s in scenarios)) == {"rational", "emotional"}
     for s in scenarios:
         assert INTENTIONS[s["intention"]][1 if language == "zh" else 2] == s["task"], s["id"]
-        assert prompts.scene_with_intention(s["scene"], s["task"], language) == s["scene"], \
+        assert prompts.scene_with_intention(s["scene"], s["task"], language) == s["scene"], (
             f"{s['id']}: the scene should state its hidden intention"
+        )
         assert len(s["cha_group"]) == 3 and s["first_talk"] and s["topic"]
 
 
@@ -40,14 +41,16 @@ def test_bundled_scenarios_are_paired_across_languages() -> None:
 
 def test_samples_hide_the_scenario_from_the_input_and_filter() -> None:
     samples = sage_samples(language="zh", hidden_task_type="rational", personality="avoidant")
-    assert samples and all(s.metadata["hidden_task_type"] == "rational" and s.metadata["personality"] == "avoidant"
-                           for s in samples)
+    assert samples and all(
+        s.metadata["hidden_task_type"] == "rational" and s.metadata["personality"] == "avoidant" for s in samples
+    )
     for s in samples:
         assert s.input == s.metadata["first_talk"]
         assert s.metadata["task"] not in s.input
     with pytest.raises(EqEvalsError, match="no SAGE scenarios left"):
-        sage_samples(source=str(shared_file("sage", "profiles", "simulator_profile_withfirsttalk.jsonl")),
-                     language="en")
+        sage_samples(
+            source=str(shared_file("sage", "profiles", "simulator_profile_withfirsttalk.jsonl")), language="en"
+        )
 
 
 def test_official_profiles_load_with_topics_joined() -> None:
@@ -71,23 +74,34 @@ def test_official_profiles_through_the_task(tmp_path: Path) -> None:
 
 def write(tmp_path: Path, rows: list) -> Path:
     path = tmp_path / "bad.jsonl"
-    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        "\n".join(r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8"
+    )
     return path
 
 
-GOOD = {"id": "x1", "player": "* 姓名：甲", "scene": "背景", "main_cha": "被动型", "cha_group": ["内向", "谨慎", "自卑"],
-        "task": "你希望对方用心倾听你的情绪宣泄", "first_talk": "唉。"}
+GOOD = {
+    "id": "x1",
+    "player": "* 姓名：甲",
+    "scene": "背景",
+    "main_cha": "被动型",
+    "cha_group": ["内向", "谨慎", "自卑"],
+    "task": "你希望对方用心倾听你的情绪宣泄",
+    "first_talk": "唉。",
+}
 
 
-@pytest.mark.parametrize("row, problem", [
-    ({k: v for k, v in GOOD.items() if k != "first_talk"}, "first_talk"),
-    (dict(GOOD, cha_group="内向"), "cha_group"),
-    (dict(GOOD, main_cha="乐观型"), "personality"),
-    (dict(GOOD, task="你想要别的东西"), "hidden-intention type"),
-    (dict(GOOD, hidden_task_type="rational"), "contradicts"),
-    ("{not json", "invalid JSON"),
-])
+@pytest.mark.parametrize(
+    "row, problem",
+    [
+        ({k: v for k, v in GOOD.items() if k != "first_talk"}, "first_talk"),
+        (dict(GOOD, cha_group="内向"), "cha_group"),
+        (dict(GOOD, main_cha="乐观型"), "personality"),
+        (dict(GOOD, task="你想要别的东西"), "hidden-intention type"),
+        (dict(GOOD, hidden_task_type="rational"), "contradicts"),
+        ("{not json", "invalid JSON"),
+    ],
+)
 def test_bad_rows_name_the_file_row_and_field(tmp_path: Path, row, problem: str) -> None:
     path = write(tmp_path, [GOOD, row])
     with pytest.raises(DataError, match=problem) as err:
@@ -144,18 +158,22 @@ def test_bundled_traits_come_from_the_generator_pools() -> None:
         assert set(s["cha_group"]) <= set(pools[s["personality"]][s["language"]]["traits"]), (s["id"], s["cha_group"])
 
 
-def test_folder_source_is_flat_prefers_withfirsttalk_and_skips_other_schemas(tmp_path: Path,
-                                                                               caplog: pytest.LogCaptureFixture) -> None:
+def test_folder_source_is_flat_prefers_withfirsttalk_and_skips_other_schemas(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     folder = tmp_path / "profile"
     (folder / "third_party").mkdir(parents=True)
     rows = [GOOD, dict(GOOD, id="x2")]
     (folder / "simulator_profile_withfirsttalk.jsonl").write_text(
-        "\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+        "\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8"
+    )
     (folder / "simulator_profile.jsonl").write_text(  # the same scenarios without first_talk
         "\n".join(json.dumps({k: v for k, v in r.items() if k != "first_talk"}, ensure_ascii=False) for r in rows),
-        encoding="utf-8")
-    (folder / "third_party" / "other.jsonl").write_text(json.dumps(dict(GOOD, main_cha="Negative type")),
-                                                         encoding="utf-8")
+        encoding="utf-8",
+    )
+    (folder / "third_party" / "other.jsonl").write_text(
+        json.dumps(dict(GOOD, main_cha="Negative type")), encoding="utf-8"
+    )
     with caplog.at_level("WARNING"):
         assert [s["id"] for s in load_scenarios(str(folder))] == ["x1", "x2"]
     assert "simulator_profile.jsonl" in caplog.text
@@ -168,8 +186,9 @@ def test_folder_source_is_flat_prefers_withfirsttalk_and_skips_other_schemas(tmp
         assert [s["id"] for s in load_scenarios(str(other))] == ["x1"]
     assert "notes.jsonl" in caplog.text and "not a scenario file" in caplog.text
     # a scenario file with a bad row is still an error naming the file and row
-    (other / "scenarios.jsonl").write_text(json.dumps(GOOD, ensure_ascii=False) + "\n" + json.dumps(dict(GOOD, id="x3", main_cha="?")),
-                                           encoding="utf-8")
+    (other / "scenarios.jsonl").write_text(
+        json.dumps(GOOD, ensure_ascii=False) + "\n" + json.dumps(dict(GOOD, id="x3", main_cha="?")), encoding="utf-8"
+    )
     with pytest.raises(DataError, match="row 2"):
         load_scenarios(str(other))
 

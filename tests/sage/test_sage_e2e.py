@@ -18,11 +18,24 @@ from eq_evals.cli import main as cli_main
 from eq_evals.summary_hook import unscored_lines
 
 
-def run(log_dir: str, user_args: dict | None = None, model: str = "eq_evals/scripted-echo", limit: int | None = 1,
-        with_user: bool = True, **task_args):
+def run(
+    log_dir: str,
+    user_args: dict | None = None,
+    model: str = "eq_evals/scripted-echo",
+    limit: int | None = 1,
+    with_user: bool = True,
+    **task_args,
+):
     roles = {"simulated_user": get_model("eq_evals/scripted-sage-user", **(user_args or {}))} if with_user else None
-    [log] = inspect_eval("eq_evals/sage", model=model, model_roles=roles, task_args=task_args, log_dir=log_dir,
-                         display="none", limit=limit)
+    [log] = inspect_eval(
+        "eq_evals/sage",
+        model=model,
+        model_roles=roles,
+        task_args=task_args,
+        log_dir=log_dir,
+        display="none",
+        limit=limit,
+    )
     return log
 
 
@@ -133,8 +146,9 @@ def test_final_reply_flags(log_dir: str) -> None:
 
 
 def test_custom_system_prompt_and_parameters(log_dir: str) -> None:
-    sample, score = only_sample(run(log_dir, {"changes": 25}, npc_system_prompt="Be kind.", initial_emotion=50,
-                                    max_change=20))
+    sample, score = only_sample(
+        run(log_dir, {"changes": 25}, npc_system_prompt="Be kind.", initial_emotion=50, max_change=20)
+    )
     assert sample.messages[0].role == "system" and sample.messages[0].text == "Be kind."
     assert score.metadata["trajectory"] == [50, 70, 90, 100]
 
@@ -154,10 +168,22 @@ def test_metrics_breakdowns_and_leaderboard(log_dir: str, capsys: pytest.Capture
 
     assert cli_main(["sage", "leaderboard", log_dir]) == 0
     table = capsys.readouterr().out.splitlines()
-    assert table[2].split()[:6] == ["1", "eq_evals/scripted-echo", "eq_evals/scripted-sage-user", "bundled:all", "4",
-                                    "100.0"]
-    assert table[3].split()[:6] == ["2", "eq_evals/scripted-malformed", "eq_evals/scripted-sage-user", "bundled:zh",
-                                    "3", "0.0"]
+    assert table[2].split()[:6] == [
+        "1",
+        "eq_evals/scripted-echo",
+        "eq_evals/scripted-sage-user",
+        "bundled:all",
+        "4",
+        "100.0",
+    ]
+    assert table[3].split()[:6] == [
+        "2",
+        "eq_evals/scripted-malformed",
+        "eq_evals/scripted-sage-user",
+        "bundled:zh",
+        "3",
+        "0.0",
+    ]
     assert any("different scenario sets" in line for line in table)
     assert cli_main(["sage", "leaderboard", "--json", log_dir]) == 0
     rows = json.loads(capsys.readouterr().out)
@@ -166,8 +192,20 @@ def test_metrics_breakdowns_and_leaderboard(log_dir: str, capsys: pytest.Capture
 
 def test_generate_writes_scenarios_that_run(tmp_path: Path, log_dir: str, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "generated.jsonl"
-    args = ["sage", "generate", "--model", "eq_evals/scripted-sage-writer", "--n", "3", "--language", "both",
-            "--out", str(out), "--seed", "7"]
+    args = [
+        "sage",
+        "generate",
+        "--model",
+        "eq_evals/scripted-sage-writer",
+        "--n",
+        "3",
+        "--language",
+        "both",
+        "--out",
+        str(out),
+        "--seed",
+        "7",
+    ]
     assert cli_main(args) == 0
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 6 and {r["language"] for r in rows} == {"zh", "en"}
@@ -177,7 +215,9 @@ def test_generate_writes_scenarios_that_run(tmp_path: Path, log_dir: str, capsys
     again = tmp_path / "again.jsonl"
     assert cli_main(args[:-3] + [str(again), "--seed", "7"]) == 0
     # deterministic for a seed (records are written as they complete, so compare them in any order)
-    assert sorted(again.read_text(encoding="utf-8").splitlines()) == sorted(out.read_text(encoding="utf-8").splitlines())
+    assert sorted(again.read_text(encoding="utf-8").splitlines()) == sorted(
+        out.read_text(encoding="utf-8").splitlines()
+    )
     log = run(log_dir, {"changes": 10}, limit=None, source=str(out), language="all")
     assert log.status == "success" and len(log.samples) == 6
     assert all(s.scores["sage_scorer"].value == 100.0 for s in log.samples)
@@ -190,12 +230,15 @@ def test_sage_leaderboard_through_eq_evals_ratings(log_dir: str, tmp_path: Path)
     run(log_dir, {"changes": -10}, model="eq_evals/scripted-malformed", limit=2)
     result = ratings([log_dir], str(tmp_path), progress=False)
     assert [(r["model"], r["success"], r["failure"]) for r in result["sage"]] == [
-        ("eq_evals/scripted-echo", 2, 0), ("eq_evals/scripted-malformed", 0, 2)]
+        ("eq_evals/scripted-echo", 2, 0),
+        ("eq_evals/scripted-malformed", 0, 2),
+    ]
     assert "## SAGE" in (tmp_path / "leaderboard.md").read_text(encoding="utf-8")
 
 
-def test_leaderboard_splits_settings_dedupes_reruns_and_skips_failed_logs(log_dir: str,
-                                                                          capsys: pytest.CaptureFixture) -> None:
+def test_leaderboard_splits_settings_dedupes_reruns_and_skips_failed_logs(
+    log_dir: str, capsys: pytest.CaptureFixture
+) -> None:
     from eq_evals.sage.leaderboard import collect
 
     run(log_dir, {"changes": 10}, limit=2)
@@ -204,15 +247,18 @@ def test_leaderboard_splits_settings_dedupes_reruns_and_skips_failed_logs(log_di
     run(log_dir, with_user=False)  # an errored log
     rows = collect([log_dir])
     assert sorted((r.n, r.settings["max_turns"], r.settings["hidden_task_type"]) for r in rows) == [
-        (2, 3, "rational"), (2, 10, "all")]
+        (2, 3, "rational"),
+        (2, 10, "all"),
+    ]
     assert len(rows.warnings) == 1 and "status error" in rows.warnings[0]
     assert cli_main(["sage", "leaderboard", log_dir]) == 0
     out = capsys.readouterr().out
     assert "hidden_task_type=rational" in out and "max_turns=3" in out and "warning: skipped" in out
 
 
-def test_generate_keeps_the_batch_when_one_scenario_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                          capsys: pytest.CaptureFixture) -> None:
+def test_generate_keeps_the_batch_when_one_scenario_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     from eq_evals.sage import generate
 
     real = generate.generate_one
@@ -227,7 +273,9 @@ def test_generate_keeps_the_batch_when_one_scenario_fails(tmp_path: Path, monkey
     code = cli_main(["sage", "generate", "--model", "eq_evals/scripted-sage-writer", "--n", "3", "--out", str(out)])
     assert code == 1
     assert sorted(json.loads(line)["scenario_id"].split("-")[1] for line in out.read_text().splitlines()) == [
-        "001", "003"]
+        "001",
+        "003",
+    ]
     assert "scenario 2 (zh): RuntimeError: HTTP 529 overloaded" in capsys.readouterr().err
 
 
@@ -262,8 +310,15 @@ def test_generator_prompts_carry_no_scripted_markers() -> None:
 
 def test_dialogue_cut_by_a_limit_is_unscored_as_interrupted(log_dir: str) -> None:
     roles = {"simulated_user": get_model("eq_evals/scripted-sage-user", changes=0)}
-    [log] = inspect_eval("eq_evals/sage", model="eq_evals/scripted-echo", model_roles=roles, log_dir=log_dir,
-                         display="none", limit=1, message_limit=6)
+    [log] = inspect_eval(
+        "eq_evals/sage",
+        model="eq_evals/scripted-echo",
+        model_roles=roles,
+        log_dir=log_dir,
+        display="none",
+        limit=1,
+        message_limit=6,
+    )
     score = log.samples[0].scores["sage_scorer"]
     assert math.isnan(score.value) and score.reason == "interrupted"
     assert "message limit (6)" in score.explanation and "40 → 40" in score.explanation
@@ -277,15 +332,24 @@ def test_success_and_failure_are_counted_per_dialogue_across_epochs(log_dir: str
     def tested(input, tools, tool_choice, config):  # first dialogue neutral, second lectures (-5 per update)
         if sum(m.role == "assistant" for m in input) == 0:
             dialogues.append(1)
-        out = ModelOutput.from_content(model="mockllm/model",
-                                       content="Okay." if len(dialogues) == 1 else "You should just move on.")
+        out = ModelOutput.from_content(
+            model="mockllm/model", content="Okay." if len(dialogues) == 1 else "You should just move on."
+        )
         out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         return out
 
     roles = {"simulated_user": get_model("eq_evals/scripted-sage-user")}
-    [log] = inspect_eval("eq_evals/sage", model=get_model("mockllm/model", custom_outputs=tested),
-                         model_roles=roles, task_args={"max_turns": 8}, log_dir=log_dir, display="none", limit=1,
-                         epochs=2, max_samples=1)
+    [log] = inspect_eval(
+        "eq_evals/sage",
+        model=get_model("mockllm/model", custom_outputs=tested),
+        model_roles=roles,
+        task_args={"max_turns": 8},
+        log_dir=log_dir,
+        display="none",
+        limit=1,
+        epochs=2,
+        max_samples=1,
+    )
     assert log.status == "success", log.error
     by_epoch = {s.epoch: s.scores["sage_scorer"] for s in log.samples}
     assert (by_epoch[1].value, by_epoch[2].value) == (40.0, 5.0)  # only epoch 2 fails
@@ -300,7 +364,7 @@ def test_simulator_retry_adds_a_correction(log_dir: str) -> None:
     sample = resolve_sample_attachments(sample, "full")
     prompts = [e.input[-1].text for e in sample.events if e.event == "model" and e.role == "simulated_user"]
     first, retry = prompts[-2:]
-    assert retry != first and retry.startswith(first) and "Change:" in retry[len(first):]
+    assert retry != first and retry.startswith(first) and "Change:" in retry[len(first) :]
 
 
 def test_prompt_file_needs_only_the_languages_run(log_dir: str, tmp_path: Path) -> None:
@@ -322,11 +386,23 @@ def test_prompt_file_needs_only_the_languages_run(log_dir: str, tmp_path: Path) 
 
 def test_unscored_sage_run_is_counted_and_kept(log_dir: str, capsys: pytest.CaptureFixture) -> None:
     user = get_model("eq_evals/scripted-sage-user", garble="emotion")
-    [bad] = inspect_eval("eq_evals/sage", model="eq_evals/scripted-malformed", model_roles={"simulated_user": user},
-                         limit=2, log_dir=log_dir, display="none")
+    [bad] = inspect_eval(
+        "eq_evals/sage",
+        model="eq_evals/scripted-malformed",
+        model_roles={"simulated_user": user},
+        limit=2,
+        log_dir=log_dir,
+        display="none",
+    )
     good_user = get_model("eq_evals/scripted-sage-user", changes=10)
-    inspect_eval("eq_evals/sage", model="eq_evals/scripted-echo", model_roles={"simulated_user": good_user}, limit=2,
-                 log_dir=log_dir, display="none")
+    inspect_eval(
+        "eq_evals/sage",
+        model="eq_evals/scripted-echo",
+        model_roles={"simulated_user": good_user},
+        limit=2,
+        log_dir=log_dir,
+        display="none",
+    )
     names = {n for s in bad.results.scores for n in s.metrics}
     assert not [n for n in names if n.startswith("grouped")], names
     assert {"mean_by_language", "mean_by_personality"} <= names

@@ -10,10 +10,18 @@ import json
 from pathlib import Path
 
 import pytest
-
 from support import shared_file
-from eq_evals.sage.rules import (INTENTIONS, SimulatorParseError, aggregate, intention_of, load_rules,
-                                 parse_emotion_output, parse_reply_output, replay)
+
+from eq_evals.sage.rules import (
+    INTENTIONS,
+    SimulatorParseError,
+    aggregate,
+    intention_of,
+    load_rules,
+    parse_emotion_output,
+    parse_reply_output,
+    replay,
+)
 
 TRANSCRIPTS = {
     # file -> docs/sage.md, 'Leaderboard' (reference rows recomputed from the released transcripts): mean e_T / success / failure / mean NPC turns / mean rational / mean emotional
@@ -69,8 +77,14 @@ def test_aggregation_reproduces_the_spec_reference_numbers(folder: str, name: st
     for d in read_transcripts(folder, name):
         changes, replies, _ = recorded_updates(d)
         slug = intention_of(d["task"])
-        rows.append({"emotion": int(d["emo_point"]), "npc_turns": sum(h["role"] == "assistant" for h in d["history"]),
-                     "hidden_task_type": INTENTIONS[slug][0], "end_reason": replay(changes, replies).end_reason})
+        rows.append(
+            {
+                "emotion": int(d["emo_point"]),
+                "npc_turns": sum(h["role"] == "assistant" for h in d["history"]),
+                "hidden_task_type": INTENTIONS[slug][0],
+                "end_reason": replay(changes, replies).end_reason,
+            }
+        )
     agg = aggregate(rows)
     score, success, failure, turns, rational, emotional = TRANSCRIPTS[(folder, name)]
     assert agg.n == 100
@@ -85,8 +99,11 @@ def test_aggregation_reproduces_the_spec_reference_numbers(folder: str, name: st
 
 def test_intention_types_agree_with_the_topics_file() -> None:
     profiles = shared_file("sage", "profiles", "simulator_profile_withfirsttalk.jsonl")
-    topics = {json.loads(line)["id"]: json.loads(line) for line in
-              shared_file("sage", "scenario_topics.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()}
+    topics = {
+        json.loads(line)["id"]: json.loads(line)
+        for line in shared_file("sage", "scenario_topics.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
     for line in profiles.read_text(encoding="utf-8").splitlines():
         rec = json.loads(line)
         slug = intention_of(rec["task"])
@@ -102,8 +119,16 @@ def test_update_clips_caps_and_labels() -> None:
     assert rules.update(95, 10) == (100, 5)
     assert rules.update(5, -10) == (0, -5)  # the safety floor
     assert [rules.state(e) for e in (100, 99, 70, 69, 40, 39, 10, 9, 0)] == [
-        "Emotion-S", "Emotion-A", "Emotion-A", "Emotion-B", "Emotion-B", "Emotion-C", "Emotion-C", "Emotion-F",
-        "Emotion-F"]
+        "Emotion-S",
+        "Emotion-A",
+        "Emotion-A",
+        "Emotion-B",
+        "Emotion-B",
+        "Emotion-C",
+        "Emotion-C",
+        "Emotion-F",
+        "Emotion-F",
+    ]
 
 
 def test_end_reason_priority_and_goodbye_in_both_languages() -> None:
@@ -116,7 +141,9 @@ def test_end_reason_priority_and_goodbye_in_both_languages() -> None:
     assert rules.end_reason(30, "fine, bye") == "goodbye"
     assert rules.end_reason(30, "good-bye then") == "goodbye"
     assert rules.end_reason(30, "I went to Byers Road and bought a byelaw book") is None
-    assert rules.end_reason(30, "我想再见他一面") == "goodbye"  # the faithful zh substring rule (docs/sage.md, 'The loop')
+    assert (
+        rules.end_reason(30, "我想再见他一面") == "goodbye"
+    )  # the faithful zh substring rule (docs/sage.md, 'The loop')
 
 
 def test_replay_counts_updates_and_tested_replies() -> None:
@@ -132,17 +159,20 @@ def test_replay_counts_updates_and_tested_replies() -> None:
 CANONICAL = "Content:\n[关心]\nTargetCompletion:\n[部分]\nActivity:\n[有点失望]\nAnalyse:\n[一般]\nChange:\n[-5]"
 
 
-@pytest.mark.parametrize("text, change", [
-    (CANONICAL, -5),
-    (CANONICAL.replace(":", "："), -5),                                     # full-width colons
-    ("**Content:** x\n**TargetCompletion:** y\n**Activity:** z\n**Analyse:** w\n**Change:** +10", 10),
-    ("Change:\n[-5]", -5),
-    ("Change: +10", 10),
-    ("Activity: 心理活动]\n难过\nChange: 变化为-5，因为失望", -5),           # first integer wins
-    ("Change: 15", 15),                                                   # raw value kept; the update clips it
-    ("Change：＋５", 5),                                                   # full-width sign and digit
-    ("Activity: change: 3 things\nChange: −10", -10),                     # the last Change header counts
-])
+@pytest.mark.parametrize(
+    "text, change",
+    [
+        (CANONICAL, -5),
+        (CANONICAL.replace(":", "："), -5),  # full-width colons
+        ("**Content:** x\n**TargetCompletion:** y\n**Activity:** z\n**Analyse:** w\n**Change:** +10", 10),
+        ("Change:\n[-5]", -5),
+        ("Change: +10", 10),
+        ("Activity: 心理活动]\n难过\nChange: 变化为-5，因为失望", -5),  # first integer wins
+        ("Change: 15", 15),  # raw value kept; the update clips it
+        ("Change：＋５", 5),  # full-width sign and digit
+        ("Activity: change: 3 things\nChange: −10", -10),  # the last Change header counts
+    ],
+)
 def test_emotion_parser(text: str, change: int) -> None:
     assert parse_emotion_output(text).raw_change == change
 
@@ -156,11 +186,14 @@ def test_emotion_parser_fields_and_failures() -> None:
         parse_emotion_output("Change: 不变")
 
 
-@pytest.mark.parametrize("text, reply", [
-    ("Thinking:\n想想\nOrigin:\n草稿\nResponse:\n“唉，算了吧。。。”", "唉，算了吧。。。"),
-    ("Thinking: a\nResponse: [Fine, whatever.]", "Fine, whatever."),
-    ("**Response：**\n「嗯，你说得对」", "嗯，你说得对"),
-])
+@pytest.mark.parametrize(
+    "text, reply",
+    [
+        ("Thinking:\n想想\nOrigin:\n草稿\nResponse:\n“唉，算了吧。。。”", "唉，算了吧。。。"),
+        ("Thinking: a\nResponse: [Fine, whatever.]", "Fine, whatever."),
+        ("**Response：**\n「嗯，你说得对」", "嗯，你说得对"),
+    ],
+)
 def test_reply_parser(text: str, reply: str) -> None:
     assert parse_reply_output(text).reply == reply
 
@@ -175,8 +208,12 @@ def test_reply_parser_keeps_thinking_and_rejects_missing_response() -> None:
 
 def test_english_goodbye_only_as_a_closing_farewell() -> None:
     rules = load_rules()
-    for narrative in ("I never got to say goodbye.", "He left without saying goodbye. It still hurts.",
-                      "I don't want to see you", "We said our goodbyes at the station and I cried the whole way home."):
+    for narrative in (
+        "I never got to say goodbye.",
+        "He left without saying goodbye. It still hurts.",
+        "I don't want to see you",
+        "We said our goodbyes at the station and I cried the whole way home.",
+    ):
         assert rules.end_reason(40, narrative) is None, narrative
     for farewell in ("Okay, that's it. Goodbye.", "Thanks for listening, bye!", "See you later.", "Bye."):
         assert rules.end_reason(40, farewell) == "goodbye", farewell

@@ -32,22 +32,44 @@ def _epilog(examples: Iterable[str] | str) -> str:
     return "examples:\n" + textwrap.indent("\n".join(lines), "  ")
 
 
-def add_parser(sub: argparse._SubParsersAction, name: str, *, help: str, examples: Iterable[str] | str,
-               description: str | None = None, aliases: Iterable[str] = (), **kwargs: Any) -> argparse.ArgumentParser:
+def add_parser(
+    sub: argparse._SubParsersAction,
+    name: str,
+    *,
+    help: str,
+    examples: Iterable[str] | str,
+    description: str | None = None,
+    aliases: Iterable[str] = (),
+    **kwargs: Any,
+) -> argparse.ArgumentParser:
     """``sub.add_parser`` in the house style: the help line doubles as the description, and the epilog lists
     examples verbatim (RawDescriptionHelpFormatter keeps their line breaks)."""
     text = description or help
     text = text if "\n" in text else textwrap.fill(text, width=100)
-    return sub.add_parser(name, help=help, description=text, epilog=_epilog(examples),
-                          formatter_class=argparse.RawDescriptionHelpFormatter, aliases=list(aliases), **kwargs)
+    return sub.add_parser(
+        name,
+        help=help,
+        description=text,
+        epilog=_epilog(examples),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        aliases=list(aliases),
+        **kwargs,
+    )
 
 
-def add_group(sub: argparse._SubParsersAction, name: str, *, help: str, examples: Iterable[str] | str,
-              description: str | None = None) -> argparse._SubParsersAction:
+def add_group(
+    sub: argparse._SubParsersAction,
+    name: str,
+    *,
+    help: str,
+    examples: Iterable[str] | str,
+    description: str | None = None,
+) -> argparse._SubParsersAction:
     """A command group (``eq-evals NAME COMMAND ...``); returns the group's own subparsers."""
     parser = add_parser(sub, name, help=help, examples=examples, description=description)
-    return parser.add_subparsers(dest=f"{name.replace('-', '_')}_command", required=True, metavar="COMMAND",
-                                 title="commands")
+    return parser.add_subparsers(
+        dest=f"{name.replace('-', '_')}_command", required=True, metavar="COMMAND", title="commands"
+    )
 
 
 def note(message: str) -> None:
@@ -87,5 +109,8 @@ def benchmark_modules() -> dict[str, ModuleType]:
 
 def validators() -> dict[str, ModuleType]:
     """Benchmarks whose ``cli`` module offers a validator (``add_validate_arguments`` and ``cmd_validate``)."""
-    return {name: m for name, m in benchmark_modules().items()
-            if callable(getattr(m, "add_validate_arguments", None)) and callable(getattr(m, "cmd_validate", None))}
+    return {
+        name: m
+        for name, m in benchmark_modules().items()
+        if callable(getattr(m, "add_validate_arguments", None)) and callable(getattr(m, "cmd_validate", None))
+    }

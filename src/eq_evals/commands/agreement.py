@@ -16,15 +16,28 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = add_parser(sub, "agreement",
-                   help="Cohen's/Fleiss' kappa and Krippendorff's alpha between judges and human labels",
-                   examples=["eq-evals agreement judged/ --human labels.csv",
-                             "eq-evals agreement logs/heart.eval --human labels.csv --out agreement.json"])
-    p.add_argument("judgments", nargs="+", metavar="LOGS", help="judgment logs (eq_evals/facet_pairwise, eq_evals/heart)")
-    p.add_argument("--human", required=True,
-                   help="CSV with columns sample_id, rater, label (A, B, DRAW or a model name) and an optional "
-                        "dimension column checked against the matchup")
+    p = add_parser(
+        sub,
+        "agreement",
+        help="Cohen's/Fleiss' kappa and Krippendorff's alpha between judges and human labels",
+        examples=[
+            "eq-evals agreement judged/ --human labels.csv",
+            "eq-evals agreement logs/heart.eval --human labels.csv --out agreement.json",
+        ],
+    )
+    p.add_argument(
+        "judgments", nargs="+", metavar="LOGS", help="judgment logs (eq_evals/facet_pairwise, eq_evals/heart)"
+    )
+    p.add_argument(
+        "--human",
+        required=True,
+        help="CSV with columns sample_id, rater, label (A, B, DRAW or a model name) and an optional "
+        "dimension column checked against the matchup",
+    )
     p.add_argument("--out", help="also write the report as JSON")
-    p.add_argument("--allow-partial", action="store_true",
-                   help="include judgment logs that are not complete (cancelled, errored), marked partial")
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="include judgment logs that are not complete (cancelled, errored), marked partial",
+    )
     p.set_defaults(func=cmd_agreement)

@@ -39,8 +39,18 @@ def _model(name: str, model_args: dict[str, Any], max_tokens: int | None) -> Any
     return get_model(name, config=GenerateConfig(max_tokens=max_tokens), **model_args)
 
 
-def run_checks(judges: list[str], benchmarks: list[str], preset: str, language: str, seed: int, log_dir: str,
-               roles: dict[str, str], model_args: dict[str, Any], max_tokens: int | None, display: str) -> list[str]:
+def run_checks(
+    judges: list[str],
+    benchmarks: list[str],
+    preset: str,
+    language: str,
+    seed: int,
+    log_dir: str,
+    roles: dict[str, str],
+    model_args: dict[str, Any],
+    max_tokens: int | None,
+    display: str,
+) -> list[str]:
     """Run the judge-check tasks for each judge; returns the paths of the logs written."""
     from inspect_ai import eval as inspect_eval
 
@@ -63,18 +73,24 @@ def run_checks(judges: list[str], benchmarks: list[str], preset: str, language: 
         for benchmark in benchmarks:
             task = f"eq_evals/judge_check_{benchmark}"
             if benchmark == "longemotion" and language == "zh":
-                print("eq-evals: note: the LongEmotion judge check has English items only; skipped for --language zh",
-                      file=sys.stderr)
+                print(
+                    "eq-evals: note: the LongEmotion judge check has English items only; skipped for --language zh",
+                    file=sys.stderr,
+                )
                 continue
             task_args = {"preset": preset, "seed": seed, "languages": "en" if benchmark == "longemotion" else language}
-            [log] = inspect_eval(task, task_args=task_args, model="none", model_roles=bound, log_dir=log_dir,
-                                 display=display)  # type: ignore[arg-type]
+            [log] = inspect_eval(
+                task, task_args=task_args, model="none", model_roles=bound, log_dir=log_dir, display=display
+            )  # type: ignore[arg-type]
             where = str(log.location)
             print(f"eq-evals: {task}: {log.status} ({where})", file=sys.stderr)
             if log.status != "success":
                 message = log.error.message.strip().splitlines()[-1] if log.error and log.error.message else log.status
-                print(f"eq-evals: warning: {task} did not finish: {message}; its card covers the pairs it judged "
-                      f"(finish it with `inspect eval-retry {where}`)", file=sys.stderr)
+                print(
+                    f"eq-evals: warning: {task} did not finish: {message}; its card covers the pairs it judged "
+                    f"(finish it with `inspect eval-retry {where}`)",
+                    file=sys.stderr,
+                )
             written.append(where)
     return written
 
@@ -86,12 +102,24 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     benchmarks = [b.strip() for b in args.benchmarks.split(",") if b.strip()]
     unknown = [b for b in benchmarks if b not in BENCHMARKS]
     if unknown or not benchmarks:
-        raise EqEvalsError(f"--benchmarks {args.benchmarks}: expected a comma-separated list of {', '.join(BENCHMARKS)}")
+        raise EqEvalsError(
+            f"--benchmarks {args.benchmarks}: expected a comma-separated list of {', '.join(BENCHMARKS)}"
+        )
     roles = _pairs(args.role, "--role")
     logs = list(args.logs)
     if args.judge or roles:
-        logs += run_checks(args.judge, benchmarks, args.preset, args.language, args.seed, args.log_dir, roles,
-                           _pairs(args.model_arg, "-M"), args.max_tokens, args.display)
+        logs += run_checks(
+            args.judge,
+            benchmarks,
+            args.preset,
+            args.language,
+            args.seed,
+            args.log_dir,
+            roles,
+            _pairs(args.model_arg, "-M"),
+            args.max_tokens,
+            args.display,
+        )
     if not logs:
         raise EqEvalsError("nothing to check: give --judge MODEL to run the check, or judge-check logs to read")
     cards = judge_cards(logs)
@@ -108,38 +136,74 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = add_parser(sub, "judge-check",
-                   help="check a judge before trusting it: known-answer pairs, position, verbosity, injection, null "
-                        "outputs, self-preference and repeat stability, as a judge card (Markdown and JSON)",
-                   description="Run the judge-check tasks (eq_evals/judge_check_<benchmark>) for each --judge and write "
-                               "its judge card, or write the cards of judge-check logs you give. Every judgement goes "
-                               "through the benchmark's own scorer, so the card describes the judge as the benchmark "
-                               "uses it. docs/judges.md explains the probes, thresholds and how to read the card.",
-                   examples=["eq-evals judge-check --judge eq_evals/scripted-jc-honest --preset quick --out cards/",
-                             "eq-evals judge-check --judge openai/gpt-4o --benchmarks facet,heart --log-dir jc-logs/",
-                             "eq-evals judge-check --judge eq_evals/smollm2 -M n_threads=1 --max-tokens 96 "
-                             "--benchmarks facet --preset quick",
-                             "eq-evals judge-check --role pace_pa=openai/gpt-4o --role pace_aa=openai/gpt-4o-mini "
-                             "--role pace_cg=openai/gpt-4o --role pace_gs=openai/gpt-4o --benchmarks pace,pace_board",
-                             "eq-evals judge-check jc-logs/ --out cards/   # cards from earlier judge-check logs"])
-    p.add_argument("logs", nargs="*", metavar="LOGS", help="judge-check logs or folders to read (other logs are passed over)")
-    p.add_argument("--judge", action="append", default=[], metavar="MODEL",
-                   help="a judge to check (repeatable), bound as the grader role; the PACE board's agents fall back to it")
-    p.add_argument("--role", action="append", default=[], metavar="ROLE=MODEL",
-                   help="another model role for the check, e.g. the PACE board's pace_pa, pace_aa, pace_cg, pace_gs")
-    p.add_argument("--benchmarks", default=",".join(BENCHMARKS),
-                   help=f"comma-separated, of {', '.join(BENCHMARKS)} (default: all)")
-    p.add_argument("--preset", default="standard", choices=["quick", "standard", "thorough"],
-                   help="pairs per probe: quick (smoke), standard (about +-5 points on the main figures), thorough")
+    p = add_parser(
+        sub,
+        "judge-check",
+        help="check a judge before trusting it: known-answer pairs, position, verbosity, injection, null "
+        "outputs, self-preference and repeat stability, as a judge card (Markdown and JSON)",
+        description="Run the judge-check tasks (eq_evals/judge_check_<benchmark>) for each --judge and write "
+        "its judge card, or write the cards of judge-check logs you give. Every judgement goes "
+        "through the benchmark's own scorer, so the card describes the judge as the benchmark "
+        "uses it. docs/judges.md explains the probes, thresholds and how to read the card.",
+        examples=[
+            "eq-evals judge-check --judge eq_evals/scripted-jc-honest --preset quick --out cards/",
+            "eq-evals judge-check --judge openai/gpt-4o --benchmarks facet,heart --log-dir jc-logs/",
+            "eq-evals judge-check --judge eq_evals/smollm2 -M n_threads=1 --max-tokens 96 "
+            "--benchmarks facet --preset quick",
+            "eq-evals judge-check --role pace_pa=openai/gpt-4o --role pace_aa=openai/gpt-4o-mini "
+            "--role pace_cg=openai/gpt-4o --role pace_gs=openai/gpt-4o --benchmarks pace,pace_board",
+            "eq-evals judge-check jc-logs/ --out cards/   # cards from earlier judge-check logs",
+        ],
+    )
+    p.add_argument(
+        "logs", nargs="*", metavar="LOGS", help="judge-check logs or folders to read (other logs are passed over)"
+    )
+    p.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        metavar="MODEL",
+        help="a judge to check (repeatable), bound as the grader role; the PACE board's agents fall back to it",
+    )
+    p.add_argument(
+        "--role",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="another model role for the check, e.g. the PACE board's pace_pa, pace_aa, pace_cg, pace_gs",
+    )
+    p.add_argument(
+        "--benchmarks", default=",".join(BENCHMARKS), help=f"comma-separated, of {', '.join(BENCHMARKS)} (default: all)"
+    )
+    p.add_argument(
+        "--preset",
+        default="standard",
+        choices=["quick", "standard", "thorough"],
+        help="pairs per probe: quick (smoke), standard (about +-5 points on the main figures), thorough",
+    )
     p.add_argument("--language", default="all", choices=["en", "zh", "all"], help="items of this language only")
     p.add_argument("--seed", type=int, default=0, help="seed of the pair selection")
-    p.add_argument("-M", "--model-arg", action="append", default=[], metavar="KEY=VALUE",
-                   help="a model argument for the judge models (as inspect's -M), e.g. n_threads=1")
-    p.add_argument("--max-tokens", type=int, default=None,
-                   help="the judges' max_tokens (a scorer that sets its own, like HEART's 4096, keeps it)")
+    p.add_argument(
+        "-M",
+        "--model-arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a model argument for the judge models (as inspect's -M), e.g. n_threads=1",
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        help="the judges' max_tokens (a scorer that sets its own, like HEART's 4096, keeps it)",
+    )
     p.add_argument("--log-dir", default="logs", help="where the judge-check logs go (default: ./logs)")
     p.add_argument("--out", default="judge-cards", help="folder for the judge cards (default: ./judge-cards)")
-    p.add_argument("--display", default="none", choices=["full", "conversation", "rich", "plain", "log", "none"],
-                   help="Inspect's display while the checks run (default: none; progress lines go to stderr)")
+    p.add_argument(
+        "--display",
+        default="none",
+        choices=["full", "conversation", "rich", "plain", "log", "none"],
+        help="Inspect's display while the checks run (default: none; progress lines go to stderr)",
+    )
     p.add_argument("--strict", action="store_true", help="exit 1 when a judge's card fails")
     p.set_defaults(func=cmd_judge_check)

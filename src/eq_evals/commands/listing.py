@@ -40,7 +40,9 @@ def default_samples(decl, overrides: dict | None = None) -> dict[str, list | Exc
     for language in [lang for lang in languages if lang != "all"]:
         params = dict(defaults, **({"language": language} if language else {}))
         try:
-            built[language or "all"] = components.DATASETS[spec.dataset.adapter](**substitute(spec.dataset.args, params))
+            built[language or "all"] = components.DATASETS[spec.dataset.adapter](
+                **substitute(spec.dataset.args, params)
+            )
         except Exception as ex:  # noqa: BLE001 - a listing reports, it does not fail
             built[language or "all"] = ex
     return built
@@ -68,8 +70,11 @@ def _details(decl, offline_by_listing: bool) -> list[str]:  # noqa: ANN001
     from eq_evals.engine import param_form
 
     spec = decl.spec
-    lines = [f"eq_evals/{spec.name}  [{spec.benchmark}]", f"  {spec.description}",
-             f"  samples: {_sample_counts(decl, offline_by_listing)}; epochs: {spec.epochs.count} ({spec.epochs.reducer})"]
+    lines = [
+        f"eq_evals/{spec.name}  [{spec.benchmark}]",
+        f"  {spec.description}",
+        f"  samples: {_sample_counts(decl, offline_by_listing)}; epochs: {spec.epochs.count} ({spec.epochs.reducer})",
+    ]
     if spec.config:
         settings = ", ".join(f"{k}={v!r}" for k, v in spec.config.items())
         lines.append(f"  generation: {settings} (command-line --max-tokens, --stop-seqs, --temperature ... win)")
@@ -90,7 +95,7 @@ def _compact(decls: list) -> list[str]:
     for d in decls:
         line = f"{'eq_evals/' + d.spec.name:<{name_w}}  {d.spec.benchmark:<{bench_w}}  {d.spec.description}"
         if width and len(line) > width:
-            line = line[:max(width - 1, name_w + bench_w + 10)] + "…"
+            line = line[: max(width - 1, name_w + bench_w + 10)] + "…"
         lines.append(line)
     return lines
 
@@ -132,20 +137,36 @@ def cmd_list(args: argparse.Namespace) -> int:
     else:
         print("\n".join(_compact(chosen)))
         if sys.stdout.isatty():
-            print(f"\n{len(chosen)} task(s). Parameters, generation settings and sample counts: "
-                  "eq-evals list TASK (or --long)")
+            print(
+                f"\n{len(chosen)} task(s). Parameters, generation settings and sample counts: "
+                "eq-evals list TASK (or --long)"
+            )
     return 1 if broken else 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = add_parser(sub, "list", help="the tasks, one line each; a task's parameters and sample counts with TASK",
-                   examples=["eq-evals list                          # every task, one line each",
-                             "eq-evals list --benchmark facet        # FACET's tasks",
-                             "eq-evals list facet_hidden             # parameters, generation settings, sample counts",
-                             "eq-evals list --long --benchmark sage  # the details of every SAGE task"])
-    p.add_argument("tasks", nargs="*", metavar="TASK",
-                   help="show these tasks in full (eq_evals/NAME or NAME): parameters, generation settings, sample counts")
+    p = add_parser(
+        sub,
+        "list",
+        help="the tasks, one line each; a task's parameters and sample counts with TASK",
+        examples=[
+            "eq-evals list                          # every task, one line each",
+            "eq-evals list --benchmark facet        # FACET's tasks",
+            "eq-evals list facet_hidden             # parameters, generation settings, sample counts",
+            "eq-evals list --long --benchmark sage  # the details of every SAGE task",
+        ],
+    )
+    p.add_argument(
+        "tasks",
+        nargs="*",
+        metavar="TASK",
+        help="show these tasks in full (eq_evals/NAME or NAME): parameters, generation settings, sample counts",
+    )
     p.add_argument("--benchmark", help="only tasks of this benchmark (facet, heart, longemotion, pace, sage)")
-    p.add_argument("-l", "--long", action="store_true",
-                   help="every listed task in full, as for TASK (counting samples reads the data: slower)")
+    p.add_argument(
+        "-l",
+        "--long",
+        action="store_true",
+        help="every listed task in full, as for TASK (counting samples reads the data: slower)",
+    )
     p.set_defaults(func=cmd_list)

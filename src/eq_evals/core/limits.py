@@ -62,8 +62,11 @@ def _sample_level(event: SampleLimitEvent) -> bool:
         applied = getattr(sample_limits(), event.type).limit
     except (RuntimeError, AttributeError):  # no running sample (a scorer called directly): trust the event
         return True
-    return applied is None and event.limit is None or (
-        applied is not None and event.limit is not None and float(applied) == float(event.limit))
+    return (
+        applied is None
+        and event.limit is None
+        or (applied is not None and event.limit is not None and float(applied) == float(event.limit))
+    )
 
 
 def limit_hit() -> LimitHit | None:
@@ -80,21 +83,35 @@ def limit_hit() -> LimitHit | None:
     return None
 
 
-def limit_score(hit: LimitHit, *, before: str = "an answer", reason: str = LIMIT_REASON, answer: str | None = None,
-                detail: str = "", metadata: dict[str, Any] | None = None) -> Score:
+def limit_score(
+    hit: LimitHit,
+    *,
+    before: str = "an answer",
+    reason: str = LIMIT_REASON,
+    answer: str | None = None,
+    detail: str = "",
+    metadata: dict[str, Any] | None = None,
+) -> Score:
     """The unscored score of a sample cut by ``hit``: ``reason`` (default ``limit``), an explanation naming the
     limit ("the time limit (1 s) was reached before an answer"), ``detail`` after it, and the limit in the
     metadata under ``limit``."""
-    explanation = f"{hit.name} was reached before {before} ({hit.message}); the sample is not scored " \
-                  "(rerun it with a higher limit)"
+    explanation = (
+        f"{hit.name} was reached before {before} ({hit.message}); the sample is not scored "
+        "(rerun it with a higher limit)"
+    )
     if detail:
         explanation += f"\n\n{detail}"
-    return Score.unscored(reason=reason, answer=answer or f"(cut by {hit.name})", explanation=explanation,
-                          metadata={**(metadata or {}), "limit": hit.as_dict()})
+    return Score.unscored(
+        reason=reason,
+        answer=answer or f"(cut by {hit.name})",
+        explanation=explanation,
+        metadata={**(metadata or {}), "limit": hit.as_dict()},
+    )
 
 
-def unscored_if_cut(*, before: str = "an answer", reason: str = LIMIT_REASON,
-                    metadata: dict[str, Any] | None = None) -> Score | None:
+def unscored_if_cut(
+    *, before: str = "an answer", reason: str = LIMIT_REASON, metadata: dict[str, Any] | None = None
+) -> Score | None:
     """``limit_score`` for the running sample when a limit cut it, else None: the first line of every scorer."""
     hit = limit_hit()
     return None if hit is None else limit_score(hit, before=before, reason=reason, metadata=metadata)

@@ -95,4 +95,3 @@ def no_interval_without_scores(inner: Metric, keys: tuple[str, ...] = ("lower", 
         return inner(scores)
 
     return compute
-

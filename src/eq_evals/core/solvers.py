@@ -57,8 +57,9 @@ def render(file: str, template: str, metadata: dict[str, Any], text: str) -> str
     try:
         return variants[language].format_map(values).strip()
     except KeyError as ex:
-        raise ValueError(f"{file}: template {template!r} uses {{{ex.args[0]}}}, "
-                         f"which this sample does not provide") from None
+        raise ValueError(
+            f"{file}: template {template!r} uses {{{ex.args[0]}}}, which this sample does not provide"
+        ) from None
 
 
 @solver
@@ -90,7 +91,9 @@ def prerender(samples: list, file: str, template: str | None = None, template_by
             text = next((m.text for m in reversed(sample.input) if m.role == "user"), "")
             system = [m for m in sample.input if m.role == "system"]
         prompt = render(file, name, sample.metadata or {}, text)
-        out.append(sample.model_copy(update={"input": system + [ChatMessageUser(content=prompt)] if system else prompt}))
+        out.append(
+            sample.model_copy(update={"input": system + [ChatMessageUser(content=prompt)] if system else prompt})
+        )
     return out
 
 
@@ -117,13 +120,16 @@ def _validate_samples(samples: list, file: str, template: str | None = None, tem
             missing.setdefault(f"template {name!r} in {language!r}", []).append(str(sample.id))
     if missing:
         where = display_path(resource("solvers", file))
-        raise ValueError(f"{where} lacks " + "; ".join(f"{what} (needed by {len(ids)} sample(s), e.g. {ids[0]})"
-                                                       for what, ids in missing.items())
-                         + f"; it has {sorted(data['templates'])}")
+        raise ValueError(
+            f"{where} lacks "
+            + "; ".join(f"{what} (needed by {len(ids)} sample(s), e.g. {ids[0]})" for what, ids in missing.items())
+            + f"; it has {sorted(data['templates'])}"
+        )
 
 
-def _validate_with_dataset(dataset_args: dict[str, Any], file: str, template: str | None = None,
-                           template_by: str | None = None) -> None:
+def _validate_with_dataset(
+    dataset_args: dict[str, Any], file: str, template: str | None = None, template_by: str | None = None
+) -> None:
     """At load time: when the template is chosen by a metadata field (``template_by: dimension``) and the dataset
     arguments list that field's values literally (``dimensions: [...]``), each value must name a template."""
     values = dataset_args.get(f"{template_by}s") if template_by else None
@@ -132,8 +138,10 @@ def _validate_with_dataset(dataset_args: dict[str, Any], file: str, template: st
     data = load_template_file(file)
     missing = [str(v) for v in values if str(v) not in data["templates"]]
     if missing:
-        raise ValueError(f"{file} has no template for {template_by} {', '.join(missing)} (dataset {template_by}s "
-                         f"{values}); it has {sorted(data['templates'])}")
+        raise ValueError(
+            f"{file} has no template for {template_by} {', '.join(missing)} (dataset {template_by}s "
+            f"{values}); it has {sorted(data['templates'])}"
+        )
 
 
 prompt_template.validate_declaration = _validate_prompt  # type: ignore[attr-defined]

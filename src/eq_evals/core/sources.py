@@ -58,8 +58,10 @@ class HubRef:
         return f"{HUB_SCHEME}{self.repo}@{self.revision}"
 
     def download_advice(self) -> str:
-        return (f"Download it where there is network: `hf download {self.repo} --repo-type dataset --revision "
-                f"{self.revision} --local-dir DIR`, then run with -T source=DIR.")
+        return (
+            f"Download it where there is network: `hf download {self.repo} --repo-type dataset --revision "
+            f"{self.revision} --local-dir DIR`, then run with -T source=DIR."
+        )
 
 
 @dataclass(frozen=True)
@@ -77,20 +79,23 @@ def parse_hub(source: str) -> HubRef:
     """``hf://OWNER/NAME@REVISION`` -> HubRef. Refuses an unpinned source or a moving branch, with advice."""
     m = HUB_SOURCE.match(source.strip())
     if not m:
-        raise EqEvalsError(f"-T source={source}: a Hub source is written hf://OWNER/NAME@REVISION "
-                           "(REVISION a commit sha or a tag)")
+        raise EqEvalsError(
+            f"-T source={source}: a Hub source is written hf://OWNER/NAME@REVISION (REVISION a commit sha or a tag)"
+        )
     repo, revision = m.group("repo"), m.group("revision")
     if not revision:
         raise EqEvalsError(
             f"-T source={source}: the Hub revision is not pinned, so the data could change under the results. "
             f"Pin a commit sha or a tag: -T source=hf://{repo}@<sha or tag> (the commit sha is shown on the "
-            f"dataset's 'Files and versions' page, or printed by `eq-evals hub push`).")
+            f"dataset's 'Files and versions' page, or printed by `eq-evals hub push`)."
+        )
     if not REVISION.match(revision):
         raise EqEvalsError(f"-T source={source}: {revision!r} is not a commit sha or a tag")
     if revision.lower() in MOVING_BRANCHES:
         raise EqEvalsError(
             f"-T source={source}: '{revision}' is a branch that moves with every upload; pin a commit sha or a tag "
-            f"instead (-T source=hf://{repo}@<sha or tag>).")
+            f"instead (-T source=hf://{repo}@<sha or tag>)."
+        )
     return HubRef(repo, revision)
 
 
@@ -144,8 +149,10 @@ def load_hub_rows(ref: HubRef, config: str | None = None, split: str = "test") -
     if not offline():
         problem = hub_unreachable(hub_endpoint())
         if problem:
-            raise EqEvalsError(f"-T source={ref}: the Hugging Face Hub ({hub_endpoint()}) cannot be reached "
-                               f"({problem}). {ref.download_advice()}")
+            raise EqEvalsError(
+                f"-T source={ref}: the Hugging Face Hub ({hub_endpoint()}) cannot be reached "
+                f"({problem}). {ref.download_advice()}"
+            )
     try:
         import datasets
     except ImportError:
@@ -154,7 +161,11 @@ def load_hub_rows(ref: HubRef, config: str | None = None, split: str = "test") -
         rows = datasets.load_dataset(ref.repo, config, revision=ref.revision, split=split)
     except Exception as ex:  # noqa: BLE001 - offline, missing config, auth: one message with the fix
         first = str(ex).splitlines()[0] if str(ex) else ""
-        why = "offline (HF_HUB_OFFLINE is set) and not in the local cache" if offline() else f"{type(ex).__name__}: {first}"
+        why = (
+            "offline (HF_HUB_OFFLINE is set) and not in the local cache"
+            if offline()
+            else f"{type(ex).__name__}: {first}"
+        )
         raise EqEvalsError(f"-T source={ref}: {where} could not be loaded: {why}. {ref.download_advice()}") from None
     return [_plain(dict(r)) for r in rows]
 
@@ -165,8 +176,12 @@ def _plain(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def canonical(record: Any) -> str:
-    return json.dumps(_plain(record) if isinstance(record, dict) else record, sort_keys=True,
-                      ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(
+        _plain(record) if isinstance(record, dict) else record,
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
 
 
 def content_hash(records: Iterable[Any]) -> str:
@@ -183,9 +198,14 @@ def dataset_version(resolved: Resolved, records: list[Any], name: str | None = N
     from eq_evals.resources import display_path
 
     location = str(resolved.hub.repo) if resolved.hub else display_path(resolved.path) if resolved.path else ""
-    return {"name": name, "origin": resolved.kind, "location": location,
-            "revision": resolved.hub.revision if resolved.hub else None,
-            "sha256": content_hash(records), "rows": len(records)}
+    return {
+        "name": name,
+        "origin": resolved.kind,
+        "location": location,
+        "revision": resolved.hub.revision if resolved.hub else None,
+        "sha256": content_hash(records),
+        "rows": len(records),
+    }
 
 
 def stamp(samples: list, version: dict[str, Any]) -> list:
@@ -220,8 +240,17 @@ def mixed_versions(logs: Iterable[tuple[str, dict[str, Any] | None]]) -> str | N
     problems = []
     for benchmark, hashes in sorted(by_benchmark.items()):
         if len(hashes) > 1:
-            parts = [f"{v.get('origin')} {v.get('location')}{'@' + v['revision'] if v.get('revision') else ''} "
-                     f"(sha256 {sha[:12]}, {len(paths)} log(s), e.g. {paths[0]})" for sha, (v, paths) in hashes.items()]
+            parts = [
+                f"{v.get('origin')} {v.get('location')}{'@' + v['revision'] if v.get('revision') else ''} "
+                f"(sha256 {sha[:12]}, {len(paths)} log(s), e.g. {paths[0]})"
+                for sha, (v, paths) in hashes.items()
+            ]
             problems.append(f"{benchmark}: " + "; ".join(parts))
-    return ("these logs were made on different dataset versions, so their scores are not comparable: "
-            + " | ".join(problems)) if problems else None
+    return (
+        (
+            "these logs were made on different dataset versions, so their scores are not comparable: "
+            + " | ".join(problems)
+        )
+        if problems
+        else None
+    )

@@ -26,14 +26,20 @@ def fmt(x: Any, digits: int = 1, missing: str = MISSING) -> str:
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
     """A Markdown table; ``|`` inside a cell is escaped so a model name cannot break the row."""
+
     def cells(values: list[str]) -> str:
         return "| " + " | ".join(str(v).replace("|", "\\|") for v in values) + " |"
 
     return "\n".join([cells(header), "|" + "---|" * len(header)] + [cells(r) for r in rows])
 
 
-def read_jsonl(path: Path | None, name: str | None = None, objects: bool = False, text: str | None = None,
-               on_error: Callable[[int, str], None] | None = None) -> list[tuple[int, Any]]:
+def read_jsonl(
+    path: Path | None,
+    name: str | None = None,
+    objects: bool = False,
+    text: str | None = None,
+    on_error: Callable[[int, str], None] | None = None,
+) -> list[tuple[int, Any]]:
     """(line number, parsed value) for every non-blank line of a JSON Lines file (or of ``text``). A line that is
     not JSON (or, with ``objects``, not a JSON object) raises :class:`DataError` naming the file (``name``,
     default the path) and the line; with ``on_error(line, problem)`` it is reported there and skipped instead."""
@@ -70,8 +76,7 @@ _BLANK_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 def visible(text: str) -> bool:
     """Whether ``text`` has at least one character a reader can see."""
-    return any(not (ch.isspace() or ch in _BLANK_FILLERS or unicodedata.category(ch) in _SHOWS_NOTHING)
-               for ch in text)
+    return any(not (ch.isspace() or ch in _BLANK_FILLERS or unicodedata.category(ch) in _SHOWS_NOTHING) for ch in text)
 
 
 def check_text(value: str, file: str, row: Any, field: str) -> str:

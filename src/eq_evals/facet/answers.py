@@ -72,8 +72,8 @@ def gold_slots(gold: str, normalize: bool = True) -> list[list[str]]:
 
 @dataclass
 class ParsedLabels:
-    parts: list[str]                 # the labels the response gives, in order
-    method: str                      # "tagged" | "whole" | "prose" | "none"
+    parts: list[str]  # the labels the response gives, in order
+    method: str  # "tagged" | "whole" | "prose" | "none"
     off_taxonomy: list[str] = field(default_factory=list)
 
 
@@ -89,8 +89,10 @@ def _label_index(language: str, cross_language: bool) -> dict[str, str]:
     return index
 
 
-NEGATION = re.compile(r"(?:\b(?:not|no|never|nor|hardly|rather than|instead of|isn't|wasn't|aren't|n't)\b[\w\s,'-]{0,12}"
-                      r"|(?:不是|并非|而非|没有|并不|不|没)\s*)$")
+NEGATION = re.compile(
+    r"(?:\b(?:not|no|never|nor|hardly|rather than|instead of|isn't|wasn't|aren't|n't)\b[\w\s,'-]{0,12}"
+    r"|(?:不是|并非|而非|没有|并不|不|没)\s*)$"
+)
 
 
 def _find_labels_in_prose(text: str, index: dict[str, str]) -> list[str]:
@@ -104,7 +106,7 @@ def _find_labels_in_prose(text: str, index: dict[str, str]) -> list[str]:
         else:
             pattern = re.compile(re.escape(surface))
         for m in pattern.finditer(norm):
-            if not any(taken[m.start():m.end()]):
+            if not any(taken[m.start() : m.end()]):
                 for i in range(m.start(), m.end()):
                     taken[i] = True
                 found.append((m.start(), m.end(), index[surface]))
@@ -112,7 +114,7 @@ def _find_labels_in_prose(text: str, index: dict[str, str]) -> list[str]:
     previous_end = 0
     for start, end, label in sorted(found):
         # a negation binds to the next label only: look between the previous label and this one
-        negated = NEGATION.search(norm[max(previous_end, start - 24):start])
+        negated = NEGATION.search(norm[max(previous_end, start - 24) : start])
         previous_end = end
         if not negated and label not in ordered:
             ordered.append(label)
@@ -128,8 +130,9 @@ def parse_labels(completion: str, language: str, cross_language: bool = False, m
         return ParsedLabels([index[p] for p in parts], "tagged" if tagged else "whole")
     if tagged and parts:
         # tagged but not (all) taxonomy labels: keep them verbatim, they fail to match
-        return ParsedLabels([index.get(p, p) for p in parts], "tagged",
-                            off_taxonomy=[p for p in parts if p not in index])
+        return ParsedLabels(
+            [index.get(p, p) for p in parts], "tagged", off_taxonomy=[p for p in parts if p not in index]
+        )
     mentioned = _find_labels_in_prose(text, index)
     if mentioned and len(mentioned) <= max_labels:
         return ParsedLabels(mentioned, "prose")

@@ -51,8 +51,11 @@ def _chance(meta: dict[str, Any], rules_file: str) -> float:
         gold = answers.gold_slots(str(meta["answer"]))
         secondary = answers.gold_slots(str(meta["secondary_answer"])) if meta.get("secondary_answer") else None
         picks = [[a, b] for a, b in combinations(labels, 2)] if fmt == "multi_select" else [[a] for a in labels]
-        score = (lambda parts: rule_r1(parts, gold, secondary).value) if rule == "R1" else \
-            (lambda parts: rule_r2(parts, gold).value)
+        score = (
+            (lambda parts: rule_r1(parts, gold, secondary).value)
+            if rule == "R1"
+            else (lambda parts: rule_r2(parts, gold).value)
+        )
         return fmean(score(parts) for parts in picks)
     if kind == "option":
         options = range(1, max(int(meta.get("n_options") or 0), 2) + 1)
@@ -68,8 +71,11 @@ def _groups(metadatas: Iterable[dict[str, Any]]) -> dict[tuple[str, str, str], l
     return groups
 
 
-def facet_baselines(metadatas: Iterable[dict[str, Any]], rules_file: str = "facet/objective.yaml",
-                    majority_from: Iterable[dict[str, Any]] | None = None) -> list[BaselineRow]:
+def facet_baselines(
+    metadatas: Iterable[dict[str, Any]],
+    rules_file: str = "facet/objective.yaml",
+    majority_from: Iterable[dict[str, Any]] | None = None,
+) -> list[BaselineRow]:
     """Chance and majority scores per (dimension, language) over these items (sample metadata)."""
     groups = _groups(metadatas)
     pools = _groups(majority_from) if majority_from is not None else groups
@@ -85,6 +91,9 @@ def facet_baselines(metadatas: Iterable[dict[str, Any]], rules_file: str = "face
         for meta in metas:
             row["chance"].append(_chance(meta, rules_file))
             row["majority"].append(facet_score(f"<answer>{majority[key]}</answer>", meta, rules_file).value)
-    return [BaselineRow(dimension, language, len(row["chance"]), fmean(row["chance"]), fmean(row["majority"]),
-                        row["answers"])
-            for (dimension, language), row in sorted(rows.items())]
+    return [
+        BaselineRow(
+            dimension, language, len(row["chance"]), fmean(row["chance"]), fmean(row["majority"]), row["answers"]
+        )
+        for (dimension, language), row in sorted(rows.items())
+    ]

@@ -12,10 +12,20 @@ from eq_evals.commands import add_group, add_parser
 def cmd_validate(args: argparse.Namespace) -> int:
     from eq_evals.facet.validate import CHECKS, Thresholds, render, run
 
-    thresholds = Thresholds(margin=args.margin, folds=args.folds, repeats=args.repeats, alpha=args.alpha, min_support=args.min_support,
-                            position_alpha=args.position_alpha, proportion_tolerance=args.proportion_tolerance,
-                            near_duplicate=args.near_duplicate, template_share=args.template_share,
-                            overlap=args.overlap, length_ratio=tuple(args.length_ratio), min_items=args.min_items)
+    thresholds = Thresholds(
+        margin=args.margin,
+        folds=args.folds,
+        repeats=args.repeats,
+        alpha=args.alpha,
+        min_support=args.min_support,
+        position_alpha=args.position_alpha,
+        proportion_tolerance=args.proportion_tolerance,
+        near_duplicate=args.near_duplicate,
+        template_share=args.template_share,
+        overlap=args.overlap,
+        length_ratio=tuple(args.length_ratio),
+        min_items=args.min_items,
+    )
     checks = [c for c in CHECKS if c not in set(args.skip or [])]
     report = run(args.files, authors=args.authors, thresholds=thresholds, checks=checks)
     print(render(report))
@@ -32,43 +42,100 @@ def add_validate_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup)
     d = Thresholds()
     p.add_argument("--authors", help="the authors' samples_dataset.json, for the overlap check")
     p.add_argument("--skip", nargs="*", choices=CHECKS, help="checks to leave out")
-    p.add_argument("--margin", type=float, default=d.margin,
-                   help=f"text-only classifier: largest accepted gain over the majority class (default {d.margin})")
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=d.margin,
+        help=f"text-only classifier: largest accepted gain over the majority class (default {d.margin})",
+    )
     p.add_argument("--folds", type=int, default=d.folds, help=f"cross-validation folds (default {d.folds})")
-    p.add_argument("--repeats", type=int, default=d.repeats,
-                   help=f"random stratified splits the classifier's accuracy is averaged over (default {d.repeats})")
-    p.add_argument("--alpha", type=float, default=d.alpha,
-                   help=f"family-wise level of the predictive n-gram test, Bonferroni (default {d.alpha})")
-    p.add_argument("--min-support", type=int, default=d.min_support,
-                   help=f"n-grams in fewer items are not tested (default {d.min_support})")
-    p.add_argument("--position-alpha", type=float, default=d.position_alpha,
-                   help=f"chi-square level for unbalanced gold positions (default {d.position_alpha})")
-    p.add_argument("--proportion-tolerance", type=float, default=d.proportion_tolerance,
-                   help=f"largest accepted gap to the paper's multi-select share (default {d.proportion_tolerance})")
-    p.add_argument("--near-duplicate", type=float, default=d.near_duplicate,
-                   help=f"Jaccard of shingle sets that marks a near-duplicate pair (default {d.near_duplicate})")
-    p.add_argument("--template-share", type=float, default=d.template_share,
-                   help=f"share of a dimension's items a long n-gram may recur in (default {d.template_share})")
-    p.add_argument("--overlap", type=float, default=d.overlap,
-                   help=f"largest accepted share of an item's shingles in one authors' sample (default {d.overlap})")
-    p.add_argument("--length-ratio", type=float, nargs=2, default=list(d.length_ratio), metavar=("LOW", "HIGH"),
-                   help=f"accepted Chinese characters per English word in a pair (default {d.length_ratio})")
-    p.add_argument("--min-items", type=int, default=d.min_items,
-                   help=f"set-level checks skip a dimension/language with fewer items (default {d.min_items})")
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=d.repeats,
+        help=f"random stratified splits the classifier's accuracy is averaged over (default {d.repeats})",
+    )
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=d.alpha,
+        help=f"family-wise level of the predictive n-gram test, Bonferroni (default {d.alpha})",
+    )
+    p.add_argument(
+        "--min-support",
+        type=int,
+        default=d.min_support,
+        help=f"n-grams in fewer items are not tested (default {d.min_support})",
+    )
+    p.add_argument(
+        "--position-alpha",
+        type=float,
+        default=d.position_alpha,
+        help=f"chi-square level for unbalanced gold positions (default {d.position_alpha})",
+    )
+    p.add_argument(
+        "--proportion-tolerance",
+        type=float,
+        default=d.proportion_tolerance,
+        help=f"largest accepted gap to the paper's multi-select share (default {d.proportion_tolerance})",
+    )
+    p.add_argument(
+        "--near-duplicate",
+        type=float,
+        default=d.near_duplicate,
+        help=f"Jaccard of shingle sets that marks a near-duplicate pair (default {d.near_duplicate})",
+    )
+    p.add_argument(
+        "--template-share",
+        type=float,
+        default=d.template_share,
+        help=f"share of a dimension's items a long n-gram may recur in (default {d.template_share})",
+    )
+    p.add_argument(
+        "--overlap",
+        type=float,
+        default=d.overlap,
+        help=f"largest accepted share of an item's shingles in one authors' sample (default {d.overlap})",
+    )
+    p.add_argument(
+        "--length-ratio",
+        type=float,
+        nargs=2,
+        default=list(d.length_ratio),
+        metavar=("LOW", "HIGH"),
+        help=f"accepted Chinese characters per English word in a pair (default {d.length_ratio})",
+    )
+    p.add_argument(
+        "--min-items",
+        type=int,
+        default=d.min_items,
+        help=f"set-level checks skip a dimension/language with fewer items (default {d.min_items})",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``facet`` command group to the ``eq-evals`` parser."""
-    facet_sub = add_group(sub, "facet", help="FACET: item validators",
-                          examples=["eq-evals facet validate datasets/facet/crisis.jsonl",
-                                    "inspect eval eq_evals/facet_objective --model <model>   # the tasks themselves"])
-    p = add_parser(facet_sub, "validate",
-                   help="check FACET item files (the project's JSONL, datasets/facet/README.md, or the authors' "
-                        "JSON): schema, answer leakage, predictive n-grams, text-only baseline, positions, "
-                        "duplicates, templates, overlap with the authors' samples, EN/ZH alignment",
-                   examples=["eq-evals facet validate my_items.jsonl",
-                             "eq-evals facet validate datasets/facet --authors samples_dataset.json --json report.json",
-                             "eq-evals facet validate my_items.jsonl --skip text_classifier predictive_ngrams"])
+    facet_sub = add_group(
+        sub,
+        "facet",
+        help="FACET: item validators",
+        examples=[
+            "eq-evals facet validate datasets/facet/crisis.jsonl",
+            "inspect eval eq_evals/facet_objective --model <model>   # the tasks themselves",
+        ],
+    )
+    p = add_parser(
+        facet_sub,
+        "validate",
+        help="check FACET item files (the project's JSONL, datasets/facet/README.md, or the authors' "
+        "JSON): schema, answer leakage, predictive n-grams, text-only baseline, positions, "
+        "duplicates, templates, overlap with the authors' samples, EN/ZH alignment",
+        examples=[
+            "eq-evals facet validate my_items.jsonl",
+            "eq-evals facet validate datasets/facet --authors samples_dataset.json --json report.json",
+            "eq-evals facet validate my_items.jsonl --skip text_classifier predictive_ngrams",
+        ],
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="FACET files or folders of them")
     p.add_argument("--json", help="also write figures and findings as JSON")
     add_validate_arguments(p)

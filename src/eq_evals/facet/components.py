@@ -7,9 +7,9 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from eq_evals.components import register
+from eq_evals.core.sources import Resolved, dataset_version, load_hub_rows, resolve, stamp
 from eq_evals.facet import prompts as _prompts  # noqa: F401  (registers the facet_taxonomy template context)
 from eq_evals.facet import scripted as _scripted  # noqa: F401  (registers FACET's scripted modes)
-from eq_evals.core.sources import Resolved, dataset_version, load_hub_rows, resolve, stamp
 from eq_evals.facet.data import CONFIGS, facet_items, read_rows
 from eq_evals.facet.scorer import facet_objective
 from eq_evals.facet.style import facet_style
@@ -24,8 +24,11 @@ def facet_rows(path: str, source: str | None) -> tuple[Resolved, list[tuple[str,
     (``hf://OWNER/NAME@REVISION``, datasets/facet/README.md, 'Schema' layout: one config per file, split ``test``)."""
     resolved = resolve(source, resource("datasets", path))
     if resolved.hub:
-        rows = [(f"{resolved.hub} config {config}", f"row {i + 1}", record) for config in CONFIGS
-                for i, record in enumerate(load_hub_rows(resolved.hub, config, "test"))]
+        rows = [
+            (f"{resolved.hub} config {config}", f"row {i + 1}", record)
+            for config in CONFIGS
+            for i, record in enumerate(load_hub_rows(resolved.hub, config, "test"))
+        ]
         return resolved, rows
     return resolved, read_rows(resolved.path)  # type: ignore[arg-type]
 

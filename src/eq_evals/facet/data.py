@@ -60,7 +60,7 @@ def convert_upstream(data: dict, file: str) -> list[dict]:
     """The authors' bilingual format ``{id, dim, zh: {question, answer, secondary_answer}, en: {…}}``."""
     samples = data.get("samples") if isinstance(data, dict) else data
     if not isinstance(samples, list):
-        raise DataError(file, "-", "expected a list of samples or {\"samples\": [...]}")
+        raise DataError(file, "-", 'expected a list of samples or {"samples": [...]}')
     records = []
     for index, item in enumerate(samples):
         if not isinstance(item, dict) or "dim" not in item or "id" not in item:
@@ -76,10 +76,16 @@ def convert_upstream(data: dict, file: str) -> list[dict]:
                 raise DataError(file, index, f"'{language}' needs a 'question'")
             number = f"{int(item['id']):03d}" if str(item["id"]).isdigit() else str(item["id"])
             record = {
-                "id": f"facet-{number}-{language}", "item_id": f"facet-{number}", "source_id": item["id"],
-                "dimension": dimension, "branch": branch, "language": language,
-                "format": infer_format(side.get("answer")), "input": side["question"],
-                "answer": side.get("answer"), "secondary_answer": side.get("secondary_answer"),
+                "id": f"facet-{number}-{language}",
+                "item_id": f"facet-{number}",
+                "source_id": item["id"],
+                "dimension": dimension,
+                "branch": branch,
+                "language": language,
+                "format": infer_format(side.get("answer")),
+                "input": side["question"],
+                "answer": side.get("answer"),
+                "secondary_answer": side.get("secondary_answer"),
             }
             if branch == "interaction":
                 record["pool"], record["judge_dimensions"] = POOLS[dimension]
@@ -98,7 +104,7 @@ def read_records(path: Path) -> list[tuple[str | int, dict]]:
             raise DataError(name, f"line {ex.lineno}", f"invalid JSON: {ex.msg}") from None
         if isinstance(data, dict) and "samples" in data or isinstance(data, list) and data and "dim" in data[0]:
             return [(f"record {i + 1}", r) for i, r in enumerate(convert_upstream(data, name))]
-        raise DataError(name, "-", "unrecognised JSON layout (expected the authors' {\"samples\": [...]})")
+        raise DataError(name, "-", 'unrecognised JSON layout (expected the authors\' {"samples": [...]})')
     return [(f"line {number}", row) for number, row in read_jsonl(None, name, text=text)]
 
 
@@ -107,8 +113,12 @@ def _check_labels(gold: Any, language: str, file: str, row: Any, field: str) -> 
     for slot in gold_slots(str(gold), normalize=False):
         for label in slot:
             if label.casefold() not in known:
-                raise DataError(file, row, f"{field} {gold!r}: label {label!r} is not in the {language} taxonomy "
-                                           "(datasets/facet/taxonomy.yaml)")
+                raise DataError(
+                    file,
+                    row,
+                    f"{field} {gold!r}: label {label!r} is not in the {language} taxonomy "
+                    "(datasets/facet/taxonomy.yaml)",
+                )
 
 
 def validate(record: dict, file: str, row: Any) -> None:
@@ -119,8 +129,9 @@ def validate(record: dict, file: str, row: Any) -> None:
         if isinstance(value, str):
             check_text(value, file, row, field)  # only whitespace, or only zero-width characters: refused
     if record["dimension"] not in KNOWN_DIMENSIONS:
-        raise DataError(file, row, f"unknown dimension {record['dimension']!r}; expected one of "
-                                   f"{sorted(KNOWN_DIMENSIONS)}")
+        raise DataError(
+            file, row, f"unknown dimension {record['dimension']!r}; expected one of {sorted(KNOWN_DIMENSIONS)}"
+        )
     if record["language"] not in ("en", "zh"):
         raise DataError(file, row, f"language {record['language']!r} is not 'en' or 'zh'")
     if record["format"] == "generative" and record.get("pool") not in (None, "deepening", "shared", "naturalness"):

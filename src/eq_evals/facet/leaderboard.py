@@ -21,14 +21,27 @@ from eq_evals.ratings import Comparison, delta_z, profile, trueskill_facet
 from eq_evals.sections import Inputs, Result, Section
 
 RATED_TASKS = ("facet_pairwise",)
-OBJECTIVE_TASKS = {"facet_apparent", "facet_hidden", "facet_prediction", "facet_social", "facet_crisis",
-                   "facet_objective"}
+OBJECTIVE_TASKS = {
+    "facet_apparent",
+    "facet_hidden",
+    "facet_prediction",
+    "facet_social",
+    "facet_crisis",
+    "facet_objective",
+}
 # FACET's five objective dimensions: the Objective Average is the unweighted mean of their accuracies (FACET paper Fig. 2).
-OBJECTIVE_DIMENSIONS = ("apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adequacy",
-                        "crisis_recognition")
+OBJECTIVE_DIMENSIONS = (
+    "apparent_emotion",
+    "hidden_emotion",
+    "emotion_prediction",
+    "social_adequacy",
+    "crisis_recognition",
+)
 # ΔZ's subjective term is FACET's Overall whatever --method rates the tables with (docs/pairwise.md, '3. eq-evals ratings', ΔZ).
-SUBJECTIVE_STATISTIC = ("Overall TrueSkill mu (FACET's Subjective Average: TrueSkill as FACET rates, on all "
-                        "dimensions' comparisons of the language pooled; docs/pairwise.md §3, ΔZ)")
+SUBJECTIVE_STATISTIC = (
+    "Overall TrueSkill mu (FACET's Subjective Average: TrueSkill as FACET rates, on all "
+    "dimensions' comparisons of the language pooled; docs/pairwise.md §3, ΔZ)"
+)
 OBJECTIVE_META = {"objective_average", "partial_average", "missing_dimensions", "partial_run"}
 MIN_COHORT = 3  # z-scores over fewer models are meaningless (docs/ratings.md, '9. The Subjective–Objective gap'; needs >= 3 models)
 
@@ -41,11 +54,12 @@ class Objective:
     # metadata). Logs of facet_objective and of single-dimension tasks may overlap: the newest log's score is kept
     # (latest completion; Inspect times have 1 s resolution, so a tie goes to the log read later).
     scores: dict[tuple[str, str, str], dict[tuple[str, int], tuple[str, int, float, dict]]] = field(
-        default_factory=lambda: defaultdict(dict))
+        default_factory=lambda: defaultdict(dict)
+    )
     duplicates: int = 0
     # (language, dimension) -> sample id -> sample metadata: the items the objective logs saw (reference rows)
     items: dict[tuple[str, str], dict[str, dict]] = field(default_factory=lambda: defaultdict(dict))
-    partial: set[tuple[str, str]] = field(default_factory=set)   # (model, language) with a score from a partial log
+    partial: set[tuple[str, str]] = field(default_factory=set)  # (model, language) with a score from a partial log
     partial_groups: set[tuple[str, str]] = field(default_factory=set)  # (language, dimension) of partial comparisons
 
 
@@ -71,10 +85,14 @@ def collect(inputs: Inputs) -> Objective:
                     continue  # an older log than the one already read
             entries[key] = new
     # an objective row is partial when a score it keeps (after de-duplication) comes from a partial log
-    out.partial = {(model, language) for (model, language, _), entries in out.scores.items()
-                   if any(v[1] in partial_indexes for v in entries.values())}
-    out.partial_groups = {(lang, dim) for task, lang, dim in inputs.shared.get("partial_groups", set())
-                          if task in RATED_TASKS}
+    out.partial = {
+        (model, language)
+        for (model, language, _), entries in out.scores.items()
+        if any(v[1] in partial_indexes for v in entries.values())
+    }
+    out.partial_groups = {
+        (lang, dim) for task, lang, dim in inputs.shared.get("partial_groups", set()) if task in RATED_TASKS
+    }
     return out
 
 
@@ -127,8 +145,9 @@ def objective_reference(collected: Objective, notes: list[str]) -> dict[str, dic
     for language, refs in out.items():
         for values in refs.values():
             present = [d for d in OBJECTIVE_DIMENSIONS if d in values]
-            values["objective_average"] = (sum(values[d] for d in present) / len(present)
-                                           if len(present) == len(OBJECTIVE_DIMENSIONS) else None)
+            values["objective_average"] = (
+                sum(values[d] for d in present) / len(present) if len(present) == len(OBJECTIVE_DIMENSIONS) else None
+            )
     return {lang: dict(refs) for lang, refs in out.items()}
 
 
@@ -158,35 +177,51 @@ def gap_rows(subjective: dict[str, dict[str, float]], objective: dict) -> dict[s
     Subjective = FACET's Overall TrueSkill μ (``subjective_overall``); objective = the Objective Average of all
     five dimensions. The cohort is the models with both; models with a partial Objective Average are left out
     with a note; fewer than 3 models in the cohort give a note instead of ΔZ."""
-    out: dict[str, Any] = {"_statistic": {"subjective": SUBJECTIVE_STATISTIC,
-                                          "objective": "Objective Average: mean of the five FACET objective "
-                                                       "dimension accuracies (FACET paper Fig. 2)"},
-                           "_cohort": {}, "_notes": {}}
+    out: dict[str, Any] = {
+        "_statistic": {
+            "subjective": SUBJECTIVE_STATISTIC,
+            "objective": "Objective Average: mean of the five FACET objective "
+            "dimension accuracies (FACET paper Fig. 2)",
+        },
+        "_cohort": {},
+        "_notes": {},
+    }
     for language in sorted(set(objective) & set(subjective)):
         models, sub = objective[language], subjective[language]
         notes = []
         partial = sorted(m for m in set(models) & set(sub) if models[m]["objective_average"] is None)
         if partial:
-            notes.append("left out of ΔZ (partial Objective Average): " + "; ".join(
-                f"{m} lacks {', '.join(models[m]['missing_dimensions'])}" for m in partial))
+            notes.append(
+                "left out of ΔZ (partial Objective Average): "
+                + "; ".join(f"{m} lacks {', '.join(models[m]['missing_dimensions'])}" for m in partial)
+            )
         one_sided = sorted((set(models) ^ set(sub)))
         if one_sided:
             notes.append("no objective or no subjective scores, left out: " + ", ".join(one_sided))
         cohort = sorted(m for m in set(models) & set(sub) if models[m]["objective_average"] is not None)
         out["_cohort"][language] = cohort
         if len(cohort) < MIN_COHORT:
-            notes.append(f"ΔZ not computed: it needs a cohort of at least {MIN_COHORT} models with both objective "
-                         f"(all five dimensions) and subjective scores, got {len(cohort)}"
-                         + (f" ({', '.join(cohort)})" if cohort else ""))
+            notes.append(
+                f"ΔZ not computed: it needs a cohort of at least {MIN_COHORT} models with both objective "
+                f"(all five dimensions) and subjective scores, got {len(cohort)}"
+                + (f" ({', '.join(cohort)})" if cohort else "")
+            )
         else:
             try:
                 rows = delta_z({m: models[m]["objective_average"] for m in cohort}, {m: sub[m] for m in cohort})
             except ValueError as ex:  # e.g. every model has the same score: z is undefined
                 notes.append(f"ΔZ undefined: {ex}")
             else:
-                out[language] = {m: {"z_objective": row.z_obj, "z_subjective": row.z_sub, "delta_z": row.delta_z,
-                                     "objective_average": models[m]["objective_average"], "subjective_mu": sub[m]}
-                                 for m, row in rows.items()}
+                out[language] = {
+                    m: {
+                        "z_objective": row.z_obj,
+                        "z_subjective": row.z_sub,
+                        "delta_z": row.delta_z,
+                        "objective_average": models[m]["objective_average"],
+                        "subjective_mu": sub[m],
+                    }
+                    for m, row in rows.items()
+                }
         if notes:
             out["_notes"][language] = " ".join(n.rstrip(".") + "." for n in notes)
     languages = [lang for lang in out if not lang.startswith("_")]
@@ -212,63 +247,96 @@ def mark_partial_gap(gap: dict[str, Any], collected: Objective) -> None:
 def render(objective: dict, reference: dict, crisis: dict, gap: dict) -> str:
     lines: list[str] = []
     if objective:
-        lines += ["## Objective accuracy (%)", "",
-                  "Objective Average = mean of the five FACET objective dimension accuracies (FACET paper Fig. 2), given only "
-                  "when all five are present; otherwise the mean of the dimensions present is shown as partial.", ""]
+        lines += [
+            "## Objective accuracy (%)",
+            "",
+            "Objective Average = mean of the five FACET objective dimension accuracies (FACET paper Fig. 2), given only "
+            "when all five are present; otherwise the mean of the dimensions present is shown as partial.",
+            "",
+        ]
         for language, models in sorted(objective.items()):
             dims = [d for d in OBJECTIVE_DIMENSIONS if any(d in v for v in models.values())]
             dims += sorted({d for v in models.values() for d in v if d not in OBJECTIVE_META and d not in dims})
-            lines += [f"### {language}", "", "| model | " + " | ".join(dims) + " | objective average |",
-                      "|---|" + "---|" * (len(dims) + 1)]
-            for model, v in sorted(models.items(), key=lambda kv: (kv[1]["objective_average"] is None,
-                                                                   -(kv[1]["objective_average"] or 0), kv[0])):
+            lines += [
+                f"### {language}",
+                "",
+                "| model | " + " | ".join(dims) + " | objective average |",
+                "|---|" + "---|" * (len(dims) + 1),
+            ]
+            for model, v in sorted(
+                models.items(),
+                key=lambda kv: (kv[1]["objective_average"] is None, -(kv[1]["objective_average"] or 0), kv[0]),
+            ):
                 if v["objective_average"] is not None:
                     average = fmt(v["objective_average"])
                 else:
-                    average = (f"partial: {fmt(v.get('partial_average'))} (missing "
-                               f"{', '.join(v['missing_dimensions'])})")
+                    average = f"partial: {fmt(v.get('partial_average'))} (missing {', '.join(v['missing_dimensions'])})"
                 name = f"{model} (partial)" if v.get("partial_run") else model
                 lines.append(f"| {name} | " + " | ".join(fmt(v.get(d)) for d in dims) + f" | {average} |")
             for label, v in sorted((reference or {}).get(language, {}).items()):
-                lines.append(f"| *{label}* | " + " | ".join(fmt(v.get(d)) for d in dims)
-                             + f" | {fmt(v.get('objective_average'))} |")
+                lines.append(
+                    f"| *{label}* | "
+                    + " | ".join(fmt(v.get(d)) for d in dims)
+                    + f" | {fmt(v.get('objective_average'))} |"
+                )
             lines.append("")
         if reference:
-            lines += ["Reference rows (not models): *chance* is the expected accuracy of a uniformly random answer "
-                      "from the answer space each prompt offers, *majority* answers every item with the most "
-                      "frequent gold answer of its dimension, language and format; both exact, under the scorer's "
-                      "rules, over the items in these logs (`eq_evals.facet.baselines`).", ""]
+            lines += [
+                "Reference rows (not models): *chance* is the expected accuracy of a uniformly random answer "
+                "from the answer space each prompt offers, *majority* answers every item with the most "
+                "frequent gold answer of its dimension, language and format; both exact, under the scorer's "
+                "rules, over the items in these logs (`eq_evals.facet.baselines`).",
+                "",
+            ]
     if crisis:
-        lines += ["## Crisis Recognition confusion matrix (FACET paper §2.2)", "",
-                  "Rows: gold level; columns: predicted level, or unparsed; every epoch counted. Mean signed error ="
-                  " mean(predicted - gold) over parsed answers (> 0: over-estimated risk).", ""]
+        lines += [
+            "## Crisis Recognition confusion matrix (FACET paper §2.2)",
+            "",
+            "Rows: gold level; columns: predicted level, or unparsed; every epoch counted. Mean signed error ="
+            " mean(predicted - gold) over parsed answers (> 0: over-estimated risk).",
+            "",
+        ]
         for language, models in sorted(crisis.items()):
             for model, c in models.items():
-                lines += [f"### {language} / {model}", "",
-                          f"{c['n']} answers, {c['parsed']} parsed; mean signed error "
-                          f"{fmt(c['mean_signed_error'], 3) or 'n/a'}.", "",
-                          "| gold \\ predicted | 1 | 2 | 3 | 4 | 5 | unparsed |", "|---|---|---|---|---|---|---|"]
+                lines += [
+                    f"### {language} / {model}",
+                    "",
+                    f"{c['n']} answers, {c['parsed']} parsed; mean signed error "
+                    f"{fmt(c['mean_signed_error'], 3) or 'n/a'}.",
+                    "",
+                    "| gold \\ predicted | 1 | 2 | 3 | 4 | 5 | unparsed |",
+                    "|---|---|---|---|---|---|---|",
+                ]
                 for g, row in c["matrix"].items():
                     lines.append(f"| {g[1:]} | " + " | ".join(str(n) for n in row.values()) + " |")
                 lines.append("")
     if gap:
         stat = gap.get("_statistic", {})
-        lines += ["## Subjective-objective gap (ΔZ = Z_sub - Z_obj; FACET §3, Fig. 3d)", "",
-                  f"Z_sub uses the {stat.get('subjective', '')}, whatever --method the tables above use. "
-                  f"Z_obj uses the {stat.get('objective', '')}. Population SD over the cohort; ΔZ is relative "
-                  "to the cohort and changes with it.", ""]
+        lines += [
+            "## Subjective-objective gap (ΔZ = Z_sub - Z_obj; FACET §3, Fig. 3d)",
+            "",
+            f"Z_sub uses the {stat.get('subjective', '')}, whatever --method the tables above use. "
+            f"Z_obj uses the {stat.get('objective', '')}. Population SD over the cohort; ΔZ is relative "
+            "to the cohort and changes with it.",
+            "",
+        ]
         for language, cohort in sorted(gap.get("_cohort", {}).items()):
             lines.append(f"- Cohort {language} ({len(cohort)} models): {', '.join(cohort) or 'none'}")
-        lines += ["", "| language | model | objective average | overall mu | Z objective | Z subjective | ΔZ | profile |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "| language | model | objective average | overall mu | Z objective | Z subjective | ΔZ | profile |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for language, models in sorted(gap.items()):
             if language.startswith("_"):
                 continue
             for model, v in sorted(models.items(), key=lambda kv: -kv[1]["delta_z"]):
                 name = f"{model} (partial)" if v.get("partial_run") else model
-                lines.append(f"| {language} | {name} | {fmt(v['objective_average'])} | {fmt(v['subjective_mu'])} | "
-                             f"{fmt(v['z_objective'], 3)} | {fmt(v['z_subjective'], 3)} | "
-                             f"{fmt(v['delta_z'], 3)} | {v.get('profile', '')} |")
+                lines.append(
+                    f"| {language} | {name} | {fmt(v['objective_average'])} | {fmt(v['subjective_mu'])} | "
+                    f"{fmt(v['z_objective'], 3)} | {fmt(v['z_subjective'], 3)} | "
+                    f"{fmt(v['delta_z'], 3)} | {v.get('profile', '')} |"
+                )
         lines += [f"\nNote ({language}): {note}" for language, note in sorted(gap.get("_notes", {}).items())]
         lines.append("")
     return "\n".join(lines)
@@ -285,19 +353,30 @@ def build(inputs: Inputs) -> Result:
     comparisons = [c for task in RATED_TASKS for c in (inputs.shared.get("comparisons") or {}).get(task, [])]
     gap = gap_rows(subjective_overall(comparisons), objective) if comparisons and objective else {}
     mark_partial_gap(gap, collected)
-    unscored = {key: sum(1 for v in entries.values() if math.isnan(v[2]))
-                for key, entries in sorted(collected.scores.items())}
+    unscored = {
+        key: sum(1 for v in entries.values() if math.isnan(v[2])) for key, entries in sorted(collected.scores.items())
+    }
     if any(unscored.values()):  # left out of the accuracies above, never counted as wrong
-        notes.append("unscored objective answers, left out of the accuracies: " + "; ".join(
-            f"{model} {language}/{dimension}: {n} of {len(collected.scores[(model, language, dimension)])}"
-            for (model, language, dimension), n in unscored.items() if n) + " (reasons: eq-evals doctor LOGS)")
+        notes.append(
+            "unscored objective answers, left out of the accuracies: "
+            + "; ".join(
+                f"{model} {language}/{dimension}: {n} of {len(collected.scores[(model, language, dimension)])}"
+                for (model, language, dimension), n in unscored.items()
+                if n
+            )
+            + " (reasons: eq-evals doctor LOGS)"
+        )
     if collected.duplicates:
-        notes.append(f"{collected.duplicates} objective scores appeared in more than one log (same model, "
-                     "language, sample id and epoch, e.g. facet_objective and a single-dimension task): the newest "
-                     "log's score was kept.")
-    return Result(markdown=render(objective, reference, crisis, gap),
-                  json={"objective": objective, "objective_reference": reference, "crisis_confusion": crisis,
-                        "gap": gap}, notes=notes)
+        notes.append(
+            f"{collected.duplicates} objective scores appeared in more than one log (same model, "
+            "language, sample id and epoch, e.g. facet_objective and a single-dimension task): the newest "
+            "log's score was kept."
+        )
+    return Result(
+        markdown=render(objective, reference, crisis, gap),
+        json={"objective": objective, "objective_reference": reference, "crisis_confusion": crisis, "gap": gap},
+        notes=notes,
+    )
 
 
 SECTIONS = [Section(key="facet", title="FACET objective", tasks=frozenset(OBJECTIVE_TASKS), build=build, order=20)]

@@ -26,20 +26,29 @@ def load_rules(file: str) -> dict[str, Any]:
             raise ValueError(f"scorers/{file}: dimensions.{dimension}.answer must be one of {sorted(ANSWER_KINDS)}")
         for fmt, rule in spec.get("rules", {}).items():
             if rule not in RULES:
-                raise ValueError(f"scorers/{file}: dimensions.{dimension}.rules.{fmt}: {rule!r} is not one of {sorted(RULES)}")
+                raise ValueError(
+                    f"scorers/{file}: dimensions.{dimension}.rules.{fmt}: {rule!r} is not one of {sorted(RULES)}"
+                )
     if not data or not data.get("dimensions"):
         raise ValueError(f"scorers/{file}: needs a 'dimensions' mapping")
     return data
 
 
-def facet_score(completion: str, metadata: dict[str, Any], rules_file: str = "facet/objective.yaml",
-                normalize: bool = True, cross_language: bool = False) -> Score:
+def facet_score(
+    completion: str,
+    metadata: dict[str, Any],
+    rules_file: str = "facet/objective.yaml",
+    normalize: bool = True,
+    cross_language: bool = False,
+) -> Score:
     """Score one FACET objective answer (rules: docs/facet.md, 'Scoring'; normalisation: its
     'Parameters', normalize_labels)."""
     dimension, fmt, language = metadata["dimension"], metadata["format"], metadata["language"]
     spec = load_rules(rules_file)["dimensions"].get(dimension)
     if spec is None or fmt not in spec["rules"]:
-        return Score.unscored(reason="no_rule", explanation=f"no scoring rule for {dimension}/{fmt} in scorers/{rules_file}")
+        return Score.unscored(
+            reason="no_rule", explanation=f"no scoring rule for {dimension}/{fmt} in scorers/{rules_file}"
+        )
     rule, gold, kind = spec["rules"][fmt], metadata["answer"], spec["answer"]
     # the rule applied is in the explanation ("... | R2: ..."); metadata keeps what the crisis metrics read
     info: dict[str, Any] = {"gold": gold, "normalized": normalize}
@@ -49,8 +58,9 @@ def facet_score(completion: str, metadata: dict[str, Any], rules_file: str = "fa
         secondary = metadata.get("secondary_answer")
         second_slots = answers.gold_slots(str(secondary), normalize) if secondary else None
         if normalize:
-            parsed = answers.parse_labels(completion, language, cross_language,
-                                          max_labels=2 if fmt == "multi_select" else 1)
+            parsed = answers.parse_labels(
+                completion, language, cross_language, max_labels=2 if fmt == "multi_select" else 1
+            )
             parts, info["parse"] = parsed.parts, parsed.method
             if parsed.off_taxonomy:  # labels outside the taxonomy, when there are any
                 info["off_taxonomy"] = parsed.off_taxonomy
@@ -82,8 +92,9 @@ def facet_score(completion: str, metadata: dict[str, Any], rules_file: str = "fa
 
 
 @scorer(metrics=[mean(), stderr()])
-def facet_objective(rules: str = "facet/objective.yaml", normalize: bool = True,
-                    cross_language: bool = False) -> Scorer:
+def facet_objective(
+    rules: str = "facet/objective.yaml", normalize: bool = True, cross_language: bool = False
+) -> Scorer:
     """FACET objective scorer: R1/R2/R3 per ``scorers/<rules>`` with optional answer normalisation. A sample cut
     by a limit is unscored (reason ``limit``), never a wrong answer (eq_evals.core.limits)."""
 
@@ -156,8 +167,13 @@ def crisis_confusion(metadatas: list[dict[str, Any] | None]) -> dict[str, Any]:
             matrix[f"g{gold}"][f"p{predicted}"] += 1
             errors.append(predicted - gold)
     n = sum(sum(row.values()) for row in matrix.values())
-    return {"matrix": matrix, "n": n, "parsed": len(errors),
-            "mean_signed_error": sum(errors) / len(errors) if errors else None, "skipped": skipped}
+    return {
+        "matrix": matrix,
+        "n": n,
+        "parsed": len(errors),
+        "mean_signed_error": sum(errors) / len(errors) if errors else None,
+        "skipped": skipped,
+    }
 
 
 @metric(name="crisis_signed_error", scores="unreduced")

@@ -42,19 +42,26 @@ def rule_r2(parts: list[str], gold: list[list[str]]) -> RuleResult:
             return RuleResult(value, f"R2: {len(matched)} of 2 slots matched", matched_slots=matched)
         if len(parts) == 1:
             matched = [i for i, slot in enumerate(gold) if parts[0] in slot]
-            return RuleResult(0.5 if matched else 0.0,
-                              "R2: one label given, " + ("it fills one slot" if matched else "no slot matched"),
-                              matched_slots=matched[:1])
+            return RuleResult(
+                0.5 if matched else 0.0,
+                "R2: one label given, " + ("it fills one slot" if matched else "no slot matched"),
+                matched_slots=matched[:1],
+            )
         return RuleResult(0.0, f"R2: {len(parts)} labels given for a two-slot item")
     accepted = gold[0]
     if len(parts) == 2:
         hit = any(p in accepted for p in parts)
-        return RuleResult(1.0 if hit else 0.0,
-                          "R2: two labels for a one-slot item, " + ("one is accepted" if hit else "none accepted"),
-                          matched_slots=[0] if hit else [])
+        return RuleResult(
+            1.0 if hit else 0.0,
+            "R2: two labels for a one-slot item, " + ("one is accepted" if hit else "none accepted"),
+            matched_slots=[0] if hit else [],
+        )
     hit = len(parts) == 1 and parts[0] in accepted
-    return RuleResult(1.0 if hit else 0.0, "R2: " + ("label is an accepted answer" if hit else "label does not match"),
-                      matched_slots=[0] if hit else [])
+    return RuleResult(
+        1.0 if hit else 0.0,
+        "R2: " + ("label is an accepted answer" if hit else "label does not match"),
+        matched_slots=[0] if hit else [],
+    )
 
 
 def rule_r3(response: object, gold: object) -> RuleResult:

@@ -88,11 +88,12 @@ def _facet_reply(kind: str) -> Callable[[str, dict], str]:
         answer = {"oracle": correct_answer, "prose": correct_answer}.get(kind)
         text = answer(item) if answer else (wrong_answer if kind == "wrong" else half_answer)(item, prompt)
         if kind == "prose":
-            return f"Reading the situation carefully, my answer is {text.upper() if item['language'] == 'en' else text}."
+            return (
+                f"Reading the situation carefully, my answer is {text.upper() if item['language'] == 'en' else text}."
+            )
         return f"<answer>{text}</answer>"
 
     return reply
-
 
 
 for _kind in ("oracle", "prose", "wrong", "half"):

@@ -25,8 +25,9 @@ def lexicon(file: str) -> dict[str, Any]:
     data = load_yaml("scorers", file)
     compiled: dict[str, Any] = {"bullet": re.compile(data["bullet"], re.MULTILINE)}
     for part in ("opening", "closing"):
-        compiled[part] = {lang: [re.compile(p, re.IGNORECASE) for p in patterns]
-                          for lang, patterns in data[part].items()}
+        compiled[part] = {
+            lang: [re.compile(p, re.IGNORECASE) for p in patterns] for lang, patterns in data[part].items()
+        }
     return compiled
 
 
@@ -53,8 +54,14 @@ def style(text: str, language: str, file: str = "facet/style.yaml") -> dict[str,
     }
 
 
-@scorer(metrics={"length": [mean(), stderr()], "bullets": [mean()], "opening_template": [mean()],
-                 "closing_template": [mean()]})
+@scorer(
+    metrics={
+        "length": [mean(), stderr()],
+        "bullets": [mean()],
+        "opening_template": [mean()],
+        "closing_template": [mean()],
+    }
+)
 def facet_style(lexicon_file: str = "facet/style.yaml") -> Scorer:
     """Length, bullets and template use of an interaction response (descriptive; not a quality score)."""
 
@@ -65,8 +72,7 @@ def facet_style(lexicon_file: str = "facet/style.yaml") -> Scorer:
         if not text:
             return Score.unscored(reason="empty_response", explanation="the model returned no text")
         values = style(text, state.metadata.get("language", "en"), lexicon_file)
-        return Score(value=values, answer=text[:200],
-                     explanation=", ".join(f"{k}={v:g}" for k, v in values.items()))
+        return Score(value=values, answer=text[:200], explanation=", ".join(f"{k}={v:g}" for k, v in values.items()))
 
     return score
 

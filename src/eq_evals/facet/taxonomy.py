@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-
 from eq_evals.resources import load_yaml, resource
 
 LANGUAGES = ("en", "zh")
@@ -14,8 +13,8 @@ LANGUAGES = ("en", "zh")
 
 @dataclass(frozen=True)
 class Taxonomy:
-    labels: tuple[dict, ...]          # {group, en, zh, zh_confirmed}
-    crisis_levels: tuple[dict, ...]   # {level, en, zh, definition_en, definition_zh}
+    labels: tuple[dict, ...]  # {group, en, zh, zh_confirmed}
+    crisis_levels: tuple[dict, ...]  # {level, en, zh, definition_en, definition_zh}
 
     def names(self, language: str) -> list[str]:
         return [entry[language] for entry in self.labels]

@@ -42,14 +42,26 @@ import numpy as np
 from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError
 from eq_evals.facet.answers import count_options, gold_slots, normalize_label, parse_level
-from eq_evals.facet.data import EMOTION_DIMENSIONS, OPTION_LABEL, read_records, validate as validate_record
+from eq_evals.facet.data import EMOTION_DIMENSIONS, OPTION_LABEL, read_records
+from eq_evals.facet.data import validate as validate_record
 from eq_evals.facet.taxonomy import taxonomy
 from eq_evals.resources import load_yaml
 
 # FACET paper §4.2, Fig. 6b: multi-select items among 60
 PAPER_MULTI = {"apparent_emotion": 19 / 60, "hidden_emotion": 20 / 60, "emotion_prediction": 13 / 60}
-CHECKS = ("schema", "leakage", "stage_directions", "proportions", "predictive_ngrams", "text_classifier",
-          "positions", "near_duplicates", "templates", "authors_overlap", "alignment")
+CHECKS = (
+    "schema",
+    "leakage",
+    "stage_directions",
+    "proportions",
+    "predictive_ngrams",
+    "text_classifier",
+    "positions",
+    "near_duplicates",
+    "templates",
+    "authors_overlap",
+    "alignment",
+)
 OPTION_LINE = re.compile(r"^\s*(\d{1,2})[.、．)]\s*(.+)$", re.MULTILINE)
 # ASCII brackets need two characters inside (so "(a)" style markers pass); a full-width one-character
 # direction such as （笑） is a stage direction in Chinese
@@ -60,19 +72,19 @@ STAGE = re.compile(r"\([^)]{2,}\)|（[^）]+）|\*[^*\n]{2,}\*|\[[^\]\n]{2,}\]|�
 class Thresholds:
     """Limits of the checks; the defaults are documented in datasets/facet/README.md."""
 
-    margin: float = 0.20            # text classifier: accuracy may exceed the majority class by at most this
-    folds: int = 5                  # cross-validation folds for the classifier
-    repeats: int = 30               # random stratified fold assignments the classifier's accuracy is averaged over
-    alpha: float = 0.05             # family-wise level for predictive n-grams (Bonferroni)
-    min_support: int = 3            # n-grams in fewer items are not tested
-    position_alpha: float = 0.01    # chi-square test of gold positions against uniform
+    margin: float = 0.20  # text classifier: accuracy may exceed the majority class by at most this
+    folds: int = 5  # cross-validation folds for the classifier
+    repeats: int = 30  # random stratified fold assignments the classifier's accuracy is averaged over
+    alpha: float = 0.05  # family-wise level for predictive n-grams (Bonferroni)
+    min_support: int = 3  # n-grams in fewer items are not tested
+    position_alpha: float = 0.01  # chi-square test of gold positions against uniform
     proportion_tolerance: float = 0.05  # |multi share - paper's share|
-    near_duplicate: float = 0.40    # Jaccard of shingle sets
-    template_share: float = 0.25    # a long n-gram in at least this share of a dimension's items ...
-    template_min_items: int = 4     # ... and in at least this many
-    overlap: float = 0.15           # share of an item's shingles found in one authors' sample
+    near_duplicate: float = 0.40  # Jaccard of shingle sets
+    template_share: float = 0.25  # a long n-gram in at least this share of a dimension's items ...
+    template_min_items: int = 4  # ... and in at least this many
+    overlap: float = 0.15  # share of an item's shingles found in one authors' sample
     length_ratio: tuple[float, float] = (0.9, 3.2)  # ZH characters per EN word
-    min_items: int = 10             # set-level checks (proportions, classifier) skip smaller groups
+    min_items: int = 10  # set-level checks (proportions, classifier) skip smaller groups
 
 
 @dataclass
@@ -100,12 +112,23 @@ class Report:
         return [f for f in self.findings if f.severity == "error"]
 
     def add(self, check: str, severity: str, item: "Item | None", message: str, file: str = "", row: str = "") -> None:
-        self.findings.append(Finding(check, severity, item.file if item else file, item.row if item else row,
-                                     item.id if item else "", message))
+        self.findings.append(
+            Finding(
+                check,
+                severity,
+                item.file if item else file,
+                item.row if item else row,
+                item.id if item else "",
+                message,
+            )
+        )
 
     def to_json(self) -> str:
-        return json.dumps({"files": self.files, "figures": self.figures,
-                           "findings": [asdict(f) for f in self.findings]}, ensure_ascii=False, indent=2)
+        return json.dumps(
+            {"files": self.files, "figures": self.figures, "findings": [asdict(f) for f in self.findings]},
+            ensure_ascii=False,
+            indent=2,
+        )
 
 
 @dataclass
@@ -133,6 +156,7 @@ class Item:
 
 # ---------------------------------------------------------------- text helpers
 
+
 def tokens(text: str, language: str) -> list[str]:
     """EN: lower-cased words; ZH: Han characters (plus any Latin words or numbers)."""
     if language == "zh":
@@ -141,7 +165,7 @@ def tokens(text: str, language: str) -> list[str]:
 
 
 def ngrams(toks: list[str], sizes: Iterable[int]) -> list[str]:
-    return [" ".join(toks[i:i + n]) for n in sizes for i in range(len(toks) - n + 1)]
+    return [" ".join(toks[i : i + n]) for n in sizes for i in range(len(toks) - n + 1)]
 
 
 def shingles(text: str, language: str) -> set[str]:
@@ -154,7 +178,7 @@ def split_options(text: str) -> tuple[str, list[str]]:
     matches = list(OPTION_LINE.finditer(text))
     if not matches:
         return text, []
-    return text[:matches[0].start()], [m.group(2).strip() for m in matches]
+    return text[: matches[0].start()], [m.group(2).strip() for m in matches]
 
 
 def label_text(item: Item) -> str:
@@ -190,12 +214,15 @@ def find_form(text: str, form: str, language: str) -> bool:
 
 # ---------------------------------------------------------------- statistics
 
+
 def hypergeom_tail(total: int, successes: int, draws: int, observed: int) -> float:
     """P(X >= observed) for X ~ Hypergeometric(total, successes, draws)."""
     denominator = math.comb(total, draws)
     upper = min(successes, draws)
-    return sum(math.comb(successes, k) * math.comb(total - successes, draws - k)
-               for k in range(observed, upper + 1)) / denominator
+    return (
+        sum(math.comb(successes, k) * math.comb(total - successes, draws - k) for k in range(observed, upper + 1))
+        / denominator
+    )
 
 
 def chi_square_p(observed: list[float], expected: list[float]) -> float:
@@ -246,8 +273,12 @@ def folds_of(labels: list[str], k: int, seed: int) -> list[int]:
 
 def summarise_repeats(accuracies: list[float]) -> dict[str, float]:
     """Mean and range of the accuracies of repeated cross-validation."""
-    return {"accuracy": round(sum(accuracies) / len(accuracies), 3), "accuracy_min": round(min(accuracies), 3),
-            "accuracy_max": round(max(accuracies), 3), "repeats": len(accuracies)}
+    return {
+        "accuracy": round(sum(accuracies) / len(accuracies), 3),
+        "accuracy_min": round(min(accuracies), 3),
+        "accuracy_max": round(max(accuracies), 3),
+        "repeats": len(accuracies),
+    }
 
 
 def binary_matrix(docs: list[list[str]]) -> np.ndarray:
@@ -297,8 +328,12 @@ def classify_labels(items: list[Item], k: int, repeats: int = 30) -> dict[str, f
                 scores = naive_bayes_scores(x[train], y[train], x[test], len(names))
                 correct += int((scores.argmax(axis=1) == y[test]).sum())
         accuracies.append(correct / n)
-    return {"items": n, "classes": len(names), **summarise_repeats(accuracies),
-            "majority": round(max(Counter(labels).values()) / n, 3)}
+    return {
+        "items": n,
+        "classes": len(names),
+        **summarise_repeats(accuracies),
+        "majority": round(max(Counter(labels).values()) / n, 3),
+    }
 
 
 def classify_options(items: list[Item], k: int, repeats: int = 30) -> dict[str, float]:
@@ -330,16 +365,24 @@ def classify_options(items: list[Item], k: int, repeats: int = 30) -> dict[str, 
                 correct += int(test_gold[mine][int(margin[mine].argmax())] == 1)
         accuracies.append(correct / n)
     positions = Counter(options_gold)
-    longest = sum(1 for item, g in zip(items, options_gold)
-                  if (lens := [len(tokens(o, item.language)) for o in split_options(item.text)[1]])
-                  and lens.index(max(lens)) + 1 == g)
+    longest = sum(
+        1
+        for item, g in zip(items, options_gold)
+        if (lens := [len(tokens(o, item.language)) for o in split_options(item.text)[1]])
+        and lens.index(max(lens)) + 1 == g
+    )
     counts = Counter(owner)
-    return {"items": n, **summarise_repeats(accuracies),
-            "chance": round(sum(1 / counts[j] if counts[j] else 1.0 for j in range(n)) / n, 3),
-            "majority": round(positions.most_common(1)[0][1] / n, 3), "longest_option": round(longest / n, 3)}
+    return {
+        "items": n,
+        **summarise_repeats(accuracies),
+        "chance": round(sum(1 / counts[j] if counts[j] else 1.0 for j in range(n)) / n, 3),
+        "majority": round(positions.most_common(1)[0][1] / n, 3),
+        "longest_option": round(longest / n, 3),
+    }
 
 
 # ---------------------------------------------------------------- loading
+
 
 def collect_files(paths: Iterable[str | Path]) -> list[Path]:
     files: list[Path] = []
@@ -357,6 +400,7 @@ def collect_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def jsonl_rows(file: Path, report: Report) -> list[tuple[str, Any]]:
     """Rows of a JSONL file; a line that is not JSON is reported and skipped, so the rest is still checked."""
+
     def bad(number: int, problem: str) -> None:
         report.add("schema", "error", None, problem, str(file), f"line {number}")
 
@@ -392,6 +436,7 @@ def load_items(files: list[Path], report: Report) -> list[Item]:
 
 # ---------------------------------------------------------------- checks
 
+
 def check_leakage(items: list[Item], report: Report, t: Thresholds) -> None:
     leaks = Counter()
     for item in items:
@@ -403,7 +448,9 @@ def check_leakage(items: list[Item], report: Report, t: Thresholds) -> None:
                 hit = [f for f in forms.get(label, [label]) if find_form(item.text, f, item.language)]
                 if hit:
                     leaks[item.dimension] += 1
-                    report.add("leakage", "error", item, f"gold label {label!r} is given away by {hit[0]!r} in the text")
+                    report.add(
+                        "leakage", "error", item, f"gold label {label!r} is given away by {hit[0]!r} in the text"
+                    )
         elif item.dimension == "crisis_recognition":
             names = [lv[item.language] for lv in taxonomy().crisis_levels]
             hit = [n for n in names if find_form(item.text, n, item.language)]
@@ -413,8 +460,13 @@ def check_leakage(items: list[Item], report: Report, t: Thresholds) -> None:
         elif item.dimension == "social_adequacy":
             if OPTION_LABEL.search(item.text):
                 leaks[item.dimension] += 1
-                report.add("leakage", "error", item, "an option carries a strategy annotation "
-                           f"({OPTION_LABEL.search(item.text).group(0).strip()!r}; see -T strip_option_labels)")
+                report.add(
+                    "leakage",
+                    "error",
+                    item,
+                    "an option carries a strategy annotation "
+                    f"({OPTION_LABEL.search(item.text).group(0).strip()!r}; see -T strip_option_labels)",
+                )
     report.figures["leakage"] = dict(leaks)
 
 
@@ -427,8 +479,12 @@ def check_stage_directions(items: list[Item], report: Report, t: Thresholds) -> 
         hit = STAGE.search(dialogue)
         if hit:
             count[item.language] += 1
-            report.add("stage_directions", "error", item, f"stage direction {hit.group(0)!r} in the dialogue "
-                       "(the paper's hidden-emotion format has none)")
+            report.add(
+                "stage_directions",
+                "error",
+                item,
+                f"stage direction {hit.group(0)!r} in the dialogue (the paper's hidden-emotion format has none)",
+            )
     report.figures["stage_directions"] = dict(count)
 
 
@@ -448,13 +504,23 @@ def check_proportions(items: list[Item], report: Report, t: Thresholds) -> None:
             continue
         multi = sum(1 for i in group if i.record["format"] == "multi_select")
         share = multi / len(group)
-        report.figures["proportions"][key] = {"items": len(group), "single": len(group) - multi, "multi": multi,
-                                              "paper_multi_share": round(PAPER_MULTI[dimension], 3)}
+        report.figures["proportions"][key] = {
+            "items": len(group),
+            "single": len(group) - multi,
+            "multi": multi,
+            "paper_multi_share": round(PAPER_MULTI[dimension], 3),
+        }
         if abs(share - PAPER_MULTI[dimension]) > t.proportion_tolerance:
-            report.add("proportions", "error", None,
-                       f"{dimension} ({language}): {multi} of {len(group)} items are multi-select ({share:.0%}); the "
-                       f"paper has {PAPER_MULTI[dimension]:.0%} (19/60, 20/60, 13/60; tolerance "
-                       f"{t.proportion_tolerance:.0%})", group[0].file, "-")
+            report.add(
+                "proportions",
+                "error",
+                None,
+                f"{dimension} ({language}): {multi} of {len(group)} items are multi-select ({share:.0%}); the "
+                f"paper has {PAPER_MULTI[dimension]:.0%} (19/60, 20/60, 13/60; tolerance "
+                f"{t.proportion_tolerance:.0%})",
+                group[0].file,
+                "-",
+            )
     for item in items:
         slots = gold_slots(str(item.record.get("answer"))) if item.dimension in EMOTION_DIMENSIONS else None
         if slots is not None and len(slots) != (2 if item.record["format"] == "multi_select" else 1):
@@ -471,8 +537,11 @@ def check_predictive_ngrams(items: list[Item], report: Report, t: Thresholds) ->
     """One-sided hypergeometric test of 'items containing g have label c', Bonferroni over all tests."""
     for (dimension, language), group in by_group(items).items():
         if dimension == "social_adequacy":  # unit = option, label = gold or not
-            units = [(features(o, language), "gold" if n + 1 == int(i.record["answer"]) else "other", i)
-                     for i in group for n, o in enumerate(split_options(i.text)[1])]
+            units = [
+                (features(o, language), "gold" if n + 1 == int(i.record["answer"]) else "other", i)
+                for i in group
+                for n, o in enumerate(split_options(i.text)[1])
+            ]
         else:
             units = [(features(i.text, language), label_text(i), i) for i in group]
         total = len(units)
@@ -494,13 +563,20 @@ def check_predictive_ngrams(items: list[Item], report: Report, t: Thresholds) ->
                     hits.append((hypergeom_tail(total, label_count[label], support, k), g, label, k, support))
         flagged = sorted(h for h in hits if h[0] * max(tests, 1) < t.alpha)
         report.figures["predictive_ngrams"][f"{dimension}:{language}"] = {
-            "tests": tests, "flagged": len(flagged),
-            "strongest": [f"{g!r} -> {label} in {k}/{n} (p={p:.1e})" for p, g, label, k, n in sorted(hits)[:3]]}
+            "tests": tests,
+            "flagged": len(flagged),
+            "strongest": [f"{g!r} -> {label} in {k}/{n} (p={p:.1e})" for p, g, label, k, n in sorted(hits)[:3]],
+        }
         for p, g, label, k, n in flagged[:20]:
-            report.add("predictive_ngrams", "error", None,
-                       f"{dimension} ({language}): {g!r} occurs in {n} {'options' if dimension == 'social_adequacy' else 'items'}"
-                       f", {k} of them labelled {label} (Bonferroni-corrected p={p * tests:.2g} < {t.alpha})",
-                       group[0].file, "-")
+            report.add(
+                "predictive_ngrams",
+                "error",
+                None,
+                f"{dimension} ({language}): {g!r} occurs in {n} {'options' if dimension == 'social_adequacy' else 'items'}"
+                f", {k} of them labelled {label} (Bonferroni-corrected p={p * tests:.2g} < {t.alpha})",
+                group[0].file,
+                "-",
+            )
 
 
 def check_text_classifier(items: list[Item], report: Report, t: Thresholds) -> None:
@@ -518,9 +594,15 @@ def check_text_classifier(items: list[Item], report: Report, t: Thresholds) -> N
             baseline, worst, what = fig["majority"], fig["accuracy"], "naive Bayes"
         report.figures["text_classifier"][key] = fig
         if worst - baseline > t.margin:
-            report.add("text_classifier", "error", None,
-                       f"{dimension} ({language}): a text-only {what} reaches {worst:.0%} against a {baseline:.0%} "
-                       f"baseline (margin {t.margin:.0%})", group[0].file, "-")
+            report.add(
+                "text_classifier",
+                "error",
+                None,
+                f"{dimension} ({language}): a text-only {what} reaches {worst:.0%} against a {baseline:.0%} "
+                f"baseline (margin {t.margin:.0%})",
+                group[0].file,
+                "-",
+            )
 
 
 def check_positions(items: list[Item], report: Report, t: Thresholds) -> None:
@@ -540,12 +622,20 @@ def check_positions(items: list[Item], report: Report, t: Thresholds) -> None:
         keys = sorted(expected)
         p = chi_square_p([observed[k] for k in keys], [expected[k] for k in keys])
         report.figures["positions"][f"{dimension}:{language}"] = {
-            "observed": {k: observed[k] for k in keys}, "expected": {k: round(expected[k], 1) for k in keys},
-            "p": round(p, 3)}
+            "observed": {k: observed[k] for k in keys},
+            "expected": {k: round(expected[k], 1) for k in keys},
+            "p": round(p, 3),
+        }
         if p < t.position_alpha:
-            report.add("positions", "error", None, f"{dimension} ({language}): gold positions "
-                       f"{dict(sorted(observed.items()))} are unbalanced (chi-square p={p:.3g} < {t.position_alpha})",
-                       group[0].file, "-")
+            report.add(
+                "positions",
+                "error",
+                None,
+                f"{dimension} ({language}): gold positions "
+                f"{dict(sorted(observed.items()))} are unbalanced (chi-square p={p:.3g} < {t.position_alpha})",
+                group[0].file,
+                "-",
+            )
 
 
 def check_near_duplicates(items: list[Item], report: Report, t: Thresholds) -> None:
@@ -561,8 +651,12 @@ def check_near_duplicates(items: list[Item], report: Report, t: Thresholds) -> N
                 jaccard = len(sets[a] & sets[b]) / len(sets[a] | sets[b])
                 top = max(top, (jaccard, group[a].id, group[b].id))
                 if jaccard >= t.near_duplicate:
-                    report.add("near_duplicates", "error", group[b],
-                               f"near-duplicate of {group[a].id} (Jaccard {jaccard:.2f} >= {t.near_duplicate})")
+                    report.add(
+                        "near_duplicates",
+                        "error",
+                        group[b],
+                        f"near-duplicate of {group[a].id} (Jaccard {jaccard:.2f} >= {t.near_duplicate})",
+                    )
         if group:
             worst[language] = {"max_jaccard": round(top[0], 3), "pair": list(top[1:])}
     report.figures["near_duplicates"] = worst
@@ -590,8 +684,14 @@ def check_templates(items: list[Item], report: Report, t: Thresholds) -> None:
         top = df.most_common(1)
         fig[f"{dimension}:{language}"] = {"most_repeated": f"{top[0][1]}/{len(group)}" if top else "0"}
         for c, g in sorted(repeated, reverse=True)[:10]:
-            report.add("templates", "warning", None, f"{dimension} ({language}): the {n}-gram {g!r} recurs in {c} of "
-                       f"{len(group)} items", group[0].file, "-")
+            report.add(
+                "templates",
+                "warning",
+                None,
+                f"{dimension} ({language}): the {n}-gram {g!r} recurs in {c} of {len(group)} items",
+                group[0].file,
+                "-",
+            )
     report.figures["templates"] = fig
 
 
@@ -602,7 +702,9 @@ def check_authors_overlap(items: list[Item], authors: Path | None, report: Repor
     from eq_evals.facet.data import convert_upstream
 
     samples = convert_upstream(json.loads(Path(authors).read_text(encoding="utf-8")), str(authors))
-    refs = {lang: [(s["id"], shingles(s["input"], lang)) for s in samples if s["language"] == lang] for lang in ("en", "zh")}
+    refs = {
+        lang: [(s["id"], shingles(s["input"], lang)) for s in samples if s["language"] == lang] for lang in ("en", "zh")
+    }
     top = {}
     for item in items:
         own = shingles(item.text, item.language)
@@ -612,10 +714,15 @@ def check_authors_overlap(items: list[Item], authors: Path | None, report: Repor
             share = len(own & ref) / len(own)
             top[item.language] = max(top.get(item.language, (0.0, "", "")), (share, item.id, ref_id))
             if share >= t.overlap:
-                report.add("authors_overlap", "error", item,
-                           f"{share:.0%} of its shingles occur in the authors' sample {ref_id} (limit {t.overlap:.0%})")
-    report.figures["authors_overlap"] = {lang: {"max_share": round(v[0], 3), "item": v[1], "sample": v[2]}
-                                         for lang, v in top.items()}
+                report.add(
+                    "authors_overlap",
+                    "error",
+                    item,
+                    f"{share:.0%} of its shingles occur in the authors' sample {ref_id} (limit {t.overlap:.0%})",
+                )
+    report.figures["authors_overlap"] = {
+        lang: {"max_share": round(v[0], 3), "item": v[1], "sample": v[2]} for lang, v in top.items()
+    }
 
 
 def _canonical_gold(item: Item, field_: str) -> Any:
@@ -644,12 +751,20 @@ def check_alignment(items: list[Item], report: Report, t: Thresholds) -> None:
         en, zh = pair["en"], pair["zh"]
         for key in ("dimension", "format", "scenario_domain", "scenario", "pool"):
             if en.record.get(key) != zh.record.get(key):
-                report.add("alignment", "error", zh, f"{key} {zh.record.get(key)!r} differs from the EN version's "
-                           f"{en.record.get(key)!r}")
+                report.add(
+                    "alignment",
+                    "error",
+                    zh,
+                    f"{key} {zh.record.get(key)!r} differs from the EN version's {en.record.get(key)!r}",
+                )
         for key in ("answer", "secondary_answer"):
             if _canonical_gold(en, key) != _canonical_gold(zh, key):
-                report.add("alignment", "error", zh, f"{key} {zh.record.get(key)!r} is not the EN version's "
-                           f"{en.record.get(key)!r} in the taxonomy")
+                report.add(
+                    "alignment",
+                    "error",
+                    zh,
+                    f"{key} {zh.record.get(key)!r} is not the EN version's {en.record.get(key)!r} in the taxonomy",
+                )
         if en.dimension == "social_adequacy" and count_options(en.text) != count_options(zh.text):
             report.add("alignment", "error", zh, f"{count_options(zh.text)} options, EN has {count_options(en.text)}")
         words, chars = len(tokens(en.text, "en")), len(tokens(zh.text, "zh"))
@@ -658,17 +773,33 @@ def check_alignment(items: list[Item], report: Report, t: Thresholds) -> None:
             ratios.append(ratio)
             low, high = t.length_ratio
             if not low <= ratio <= high:
-                report.add("alignment", "warning", zh, f"{chars} Chinese characters for {words} English words "
-                           f"(ratio {ratio:.2f} outside {low}-{high}): check that both tell the same story")
+                report.add(
+                    "alignment",
+                    "warning",
+                    zh,
+                    f"{chars} Chinese characters for {words} English words "
+                    f"(ratio {ratio:.2f} outside {low}-{high}): check that both tell the same story",
+                )
     ratios.sort()
-    report.figures["alignment"] = {"pairs": sum(1 for p in pairs.values() if len(p) == 2),
-                                   "unpaired": sum(1 for p in pairs.values() if len(p) == 1),
-                                   "zh_chars_per_en_word": {"min": round(ratios[0], 2), "median": round(ratios[len(ratios) // 2], 2),
-                                                            "max": round(ratios[-1], 2)} if ratios else None}
+    report.figures["alignment"] = {
+        "pairs": sum(1 for p in pairs.values() if len(p) == 2),
+        "unpaired": sum(1 for p in pairs.values() if len(p) == 1),
+        "zh_chars_per_en_word": {
+            "min": round(ratios[0], 2),
+            "median": round(ratios[len(ratios) // 2], 2),
+            "max": round(ratios[-1], 2),
+        }
+        if ratios
+        else None,
+    }
 
 
-def run(paths: Iterable[str | Path], authors: str | Path | None = None, thresholds: Thresholds = Thresholds(),
-        checks: Iterable[str] = CHECKS) -> Report:
+def run(
+    paths: Iterable[str | Path],
+    authors: str | Path | None = None,
+    thresholds: Thresholds = Thresholds(),
+    checks: Iterable[str] = CHECKS,
+) -> Report:
     """Validate FACET files (or folders of them) and return findings and figures."""
     wanted = set(checks)
     unknown = wanted - set(CHECKS)
@@ -677,10 +808,17 @@ def run(paths: Iterable[str | Path], authors: str | Path | None = None, threshol
     files = collect_files(paths)
     report = Report([str(f) for f in files])
     items = load_items(files, report)
-    steps = {"leakage": check_leakage, "stage_directions": check_stage_directions, "proportions": check_proportions,
-             "predictive_ngrams": check_predictive_ngrams, "text_classifier": check_text_classifier,
-             "positions": check_positions, "near_duplicates": check_near_duplicates, "templates": check_templates,
-             "alignment": check_alignment}
+    steps = {
+        "leakage": check_leakage,
+        "stage_directions": check_stage_directions,
+        "proportions": check_proportions,
+        "predictive_ngrams": check_predictive_ngrams,
+        "text_classifier": check_text_classifier,
+        "positions": check_positions,
+        "near_duplicates": check_near_duplicates,
+        "templates": check_templates,
+        "alignment": check_alignment,
+    }
     for name in CHECKS:
         if name in wanted and name in steps:
             steps[name](items, report, thresholds)

@@ -17,8 +17,13 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from eq_evals import logcheck
     from eq_evals.heart.leaderboard import write
 
-    selection = logcheck.gate(args.logs, tasks=TASKS, allow_partial=args.allow_partial,
-                              allow_mixed=args.allow_mixed_datasets, what="eq-evals heart leaderboard")
+    selection = logcheck.gate(
+        args.logs,
+        tasks=TASKS,
+        allow_partial=args.allow_partial,
+        allow_mixed=args.allow_mixed_datasets,
+        what="eq-evals heart leaderboard",
+    )
     kept = selection.kept
     out = Path(args.out)
     if kept:
@@ -38,22 +43,45 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``heart`` command group to the ``eq-evals`` parser."""
-    heart_sub = add_group(sub, "heart", help="HEART: the HEART leaderboard (Bradley-Terry Elo, win rates, sweep rate)",
-                          examples=["eq-evals heart leaderboard heart-logs/ --out heart-ratings/"])
-    p = add_parser(heart_sub, "leaderboard",
-                   help="HEART's leaderboard from heart logs: H E A R T win rates, overall win rate, Elo with "
-                        "asymptotic and bootstrap CIs, sweep rate; support strategies from heart_strategies logs",
-                   examples=["eq-evals heart leaderboard heart-logs/ --out heart-ratings/",
-                             "eq-evals heart leaderboard logs/ --bootstrap 100 --seed 1 --allow-partial"])
-    p.add_argument("logs", nargs="+", metavar="LOGS",
-                   help="eq_evals/heart and eq_evals/heart_strategies logs or folders (a log of another task is an "
-                        "error naming it: `eq-evals ratings` reads every benchmark)")
+    heart_sub = add_group(
+        sub,
+        "heart",
+        help="HEART: the HEART leaderboard (Bradley-Terry Elo, win rates, sweep rate)",
+        examples=["eq-evals heart leaderboard heart-logs/ --out heart-ratings/"],
+    )
+    p = add_parser(
+        heart_sub,
+        "leaderboard",
+        help="HEART's leaderboard from heart logs: H E A R T win rates, overall win rate, Elo with "
+        "asymptotic and bootstrap CIs, sweep rate; support strategies from heart_strategies logs",
+        examples=[
+            "eq-evals heart leaderboard heart-logs/ --out heart-ratings/",
+            "eq-evals heart leaderboard logs/ --bootstrap 100 --seed 1 --allow-partial",
+        ],
+    )
+    p.add_argument(
+        "logs",
+        nargs="+",
+        metavar="LOGS",
+        help="eq_evals/heart and eq_evals/heart_strategies logs or folders (a log of another task is an "
+        "error naming it: `eq-evals ratings` reads every benchmark)",
+    )
     p.add_argument("--out", default="ratings", help="output folder (default: ./ratings)")
-    p.add_argument("--bootstrap", type=int, default=1000,
-                   help="conversation-cluster bootstrap rounds for the Elo intervals (default 1000)")
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        help="conversation-cluster bootstrap rounds for the Elo intervals (default 1000)",
+    )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p.add_argument("--allow-partial", action="store_true",
-                   help="include logs that are not complete (cancelled, errored), marked partial in every output")
-    p.add_argument("--allow-mixed-datasets", action="store_true",
-                   help="rate logs made on different dataset or task versions together")
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="include logs that are not complete (cancelled, errored), marked partial in every output",
+    )
+    p.add_argument(
+        "--allow-mixed-datasets",
+        action="store_true",
+        help="rate logs made on different dataset or task versions together",
+    )
     p.set_defaults(func=cmd_leaderboard)

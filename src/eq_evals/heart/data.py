@@ -32,28 +32,83 @@ from eq_evals.resources import resource
 RAW_URL = "https://raw.githubusercontent.com/Hippocratic-AI-Research/HEART/{commit}/{path}"
 # file -> (path in the release repository, pinned commit, sha256); data/heart README of the shared snapshot
 RELEASE_FILES: dict[str, tuple[str, str, str]] = {
-    "dialogues_regular.json": ("data/dialogues_regular.json", "560a9c195dd663be10197dcebcde4a0aecf1205b",
-                               "75d2ca76b02f24badb989548bbfeaf1cf7bb94a089e0801dd9ae1e750c277ad0"),
-    "dialogues_adversarial.json": ("data/dialogues_adversarial.json", "86061fc2154ef2539c16063f1d36d3c677177541",
-                                   "ddc161df413a477a87e5be41d6a396ba05e51b3a58332b7eb05f54bbba6e2386"),
-    "strategy_metadata.json": ("strategy-labelling/strategy_metadata.json", "c3387b4371ea156832f074454a2f4d006ceed66f",
-                               "75c43d431d792fd5698d343620200dc27bf79853495bc6dd28cdf9b87d02cd23"),
+    "dialogues_regular.json": (
+        "data/dialogues_regular.json",
+        "560a9c195dd663be10197dcebcde4a0aecf1205b",
+        "75d2ca76b02f24badb989548bbfeaf1cf7bb94a089e0801dd9ae1e750c277ad0",
+    ),
+    "dialogues_adversarial.json": (
+        "data/dialogues_adversarial.json",
+        "86061fc2154ef2539c16063f1d36d3c677177541",
+        "ddc161df413a477a87e5be41d6a396ba05e51b3a58332b7eb05f54bbba6e2386",
+    ),
+    "strategy_metadata.json": (
+        "strategy-labelling/strategy_metadata.json",
+        "c3387b4371ea156832f074454a2f4d006ceed66f",
+        "75c43d431d792fd5698d343620200dc27bf79853495bc6dd28cdf9b87d02cd23",
+    ),
 }
 RELEASE_COUNTS = {"regular": 280, "adversarial": 20}
 DOWNLOAD_TIMEOUT = 10.0
 # facts of the release data (docs/heart.md, 'Dataset'): items whose reference is shared with a sibling item of the
 # same conversation (12 pairs), references that repeat a supporter turn of the history, and item 48.
-SHARED_REFERENCE_PAIRS = [(13, 100), (20, 97), (21, 43), (23, 82), (58, 93), (59, 91), (72, 99), (73, 101),
-                          (76, 96), (84, 94), (89, 98), (92, 95)]
+SHARED_REFERENCE_PAIRS = [
+    (13, 100),
+    (20, 97),
+    (21, 43),
+    (23, 82),
+    (58, 93),
+    (59, 91),
+    (72, 99),
+    (73, 101),
+    (76, 96),
+    (84, 94),
+    (89, 98),
+    (92, 95),
+]
 SPEAKERS = ("seeker", "supporter")
-EMOTIONS = {"anxiety", "depression", "sadness", "fear", "anger", "shame", "disgust", "nervousness", "pain",
-            "jealousy", "guilt"}
-PROBLEMS = {"ongoing depression", "job crisis", "breakup with partner", "problems with friends", "academic pressure",
-            "sleep problems", "issues with parents", "procrastination", "alcohol abuse", "appearance anxiety",
-            "issues with children", "school bullying", "conflict with parents"}
+EMOTIONS = {
+    "anxiety",
+    "depression",
+    "sadness",
+    "fear",
+    "anger",
+    "shame",
+    "disgust",
+    "nervousness",
+    "pain",
+    "jealousy",
+    "guilt",
+}
+PROBLEMS = {
+    "ongoing depression",
+    "job crisis",
+    "breakup with partner",
+    "problems with friends",
+    "academic pressure",
+    "sleep problems",
+    "issues with parents",
+    "procrastination",
+    "alcohol abuse",
+    "appearance anxiety",
+    "issues with children",
+    "school bullying",
+    "conflict with parents",
+}
 PROFILES = {None, "always-10", "linear-ramp", "mid-spike", "mid-ramp"}
-PROJECT_FIELDS = ("id", "language", "subset", "dialogue_history", "speakers", "emotion_type", "problem_type",
-                  "situation", "escalation_profile", "reference_response", "source")
+PROJECT_FIELDS = (
+    "id",
+    "language",
+    "subset",
+    "dialogue_history",
+    "speakers",
+    "emotion_type",
+    "problem_type",
+    "situation",
+    "escalation_profile",
+    "reference_response",
+    "source",
+)
 
 
 def sha256(path: Path) -> str:
@@ -69,9 +124,13 @@ def check_sha256(path: Path) -> None:
     expected = RELEASE_FILES[path.name][2]
     actual = sha256(path)
     if actual != expected:
-        raise DataError(str(path), "-", f"sha256 {actual} does not match the pinned HEART release ({expected}); "
-                        "the file was modified or comes from another revision. Delete it and download again "
-                        "(-T source=release), or copy the files of the pinned commits.")
+        raise DataError(
+            str(path),
+            "-",
+            f"sha256 {actual} does not match the pinned HEART release ({expected}); "
+            "the file was modified or comes from another revision. Delete it and download again "
+            "(-T source=release), or copy the files of the pinned commits.",
+        )
 
 
 def download_release(target: Path | None = None, timeout: float = DOWNLOAD_TIMEOUT) -> Path:
@@ -93,10 +152,13 @@ def download_release(target: Path | None = None, timeout: float = DOWNLOAD_TIMEO
                 f"({type(ex).__name__}: {getattr(ex, 'reason', ex)}; after {time.monotonic() - start:.1f}s). "
                 "Offline? Copy dialogues_regular.json and dialogues_adversarial.json from "
                 "github.com/Hippocratic-AI-Research/HEART (commits in docs/heart.md) into a folder and pass "
-                "-T source=FOLDER, or run without -T source for the project-authored set.") from None
+                "-T source=FOLDER, or run without -T source for the project-authored set."
+            ) from None
         if hashlib.sha256(data).hexdigest() != digest:
-            raise EqEvalsError(f"{url}: the downloaded file's sha256 {hashlib.sha256(data).hexdigest()} is not the "
-                               f"pinned {digest}; not using it")
+            raise EqEvalsError(
+                f"{url}: the downloaded file's sha256 {hashlib.sha256(data).hexdigest()} is not the "
+                f"pinned {digest}; not using it"
+            )
         tmp = dest.with_suffix(".part")
         tmp.write_bytes(data)
         tmp.replace(dest)
@@ -124,8 +186,9 @@ def _norm(text: str) -> str:
 
 def _read_json(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
-        raise EqEvalsError(f"{path} does not exist: a HEART release folder holds dialogues_regular.json and "
-                           "dialogues_adversarial.json")
+        raise EqEvalsError(
+            f"{path} does not exist: a HEART release folder holds dialogues_regular.json and dialogues_adversarial.json"
+        )
     check_sha256(path)
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, list):
@@ -154,23 +217,41 @@ def release_samples(folder: Path, subset: str = "all") -> list[Sample]:
             reference = row.get("vanilla_completion")
             sid = f"heart-reg-{i:03d}" if kind == "regular" else f"heart-adv-{i:02d}"
             supporter_turns = {_norm(t) for t, s in zip(history, speakers) if s == "supporter"}
-            samples.append(_sample(sid, "\n".join(history), {
-                "language": "en", "subset": kind, "source": "heart-release", "source_index": i,
-                "dialogue_history": history, "speakers": speakers, "speakers_inferred": inferred,
-                "emotion_type": row.get("emotion_type") or "", "problem_type": row.get("problem_type") or "",
-                "situation": row.get("situation"), "turn": row.get("turn"), "reference_response": reference,
-                "reference_repeats_history": bool(reference) and _norm(reference) in supporter_turns,
-                "reference_shared_with_sibling": kind == "regular" and i in shared,
-                "escalation_profile": None,
-                "group_id": group_of(kind, row.get("situation"), str(i)),
-                "content_flags": ["self_harm_request"] if kind == "regular" and i == 48 else [],
-            }))
+            samples.append(
+                _sample(
+                    sid,
+                    "\n".join(history),
+                    {
+                        "language": "en",
+                        "subset": kind,
+                        "source": "heart-release",
+                        "source_index": i,
+                        "dialogue_history": history,
+                        "speakers": speakers,
+                        "speakers_inferred": inferred,
+                        "emotion_type": row.get("emotion_type") or "",
+                        "problem_type": row.get("problem_type") or "",
+                        "situation": row.get("situation"),
+                        "turn": row.get("turn"),
+                        "reference_response": reference,
+                        "reference_repeats_history": bool(reference) and _norm(reference) in supporter_turns,
+                        "reference_shared_with_sibling": kind == "regular" and i in shared,
+                        "escalation_profile": None,
+                        "group_id": group_of(kind, row.get("situation"), str(i)),
+                        "content_flags": ["self_harm_request"] if kind == "regular" and i == 48 else [],
+                    },
+                )
+            )
     return samples
 
 
 def _sample(sid: str, text: str, md: dict[str, Any]) -> Sample:
-    md = dict(md, n_turns=len(md["dialogue_history"]), last_speaker=md["speakers"][-1],
-              problem_type_norm=str(md["problem_type"]).lower())
+    md = dict(
+        md,
+        n_turns=len(md["dialogue_history"]),
+        last_speaker=md["speakers"][-1],
+        problem_type_norm=str(md["problem_type"]).lower(),
+    )
     return Sample(id=sid, input=text, target=md.get("reference_response") or "", metadata=md)
 
 
@@ -186,8 +267,9 @@ def project_samples(path: Path, language: str | None = None, subset: str = "all"
     return project_samples_from_rows(project_rows(path), language, subset)
 
 
-def project_samples_from_rows(rows: list[tuple[str, int, Any]], language: str | None = None,
-                              subset: str = "all") -> list[Sample]:
+def project_samples_from_rows(
+    rows: list[tuple[str, int, Any]], language: str | None = None, subset: str = "all"
+) -> list[Sample]:
     """Validate (where, row number, row) records of the project-authored schema and build the samples."""
     samples, seen = [], set()
     for path, line_no, row in rows:
@@ -203,13 +285,19 @@ def project_samples_from_rows(rows: list[tuple[str, int, Any]], language: str | 
             check_text(turn, str(path), line_no, f"dialogue_history[{i}]")
         if not isinstance(speakers, list) or len(speakers) != len(history) or set(speakers) - set(SPEAKERS):
             raise DataError(str(path), line_no, "speakers must list seeker/supporter, one per turn of dialogue_history")
-        checks = (("language", row["language"] in ("en", "zh"), "en or zh"),
-                  ("subset", row["subset"] in ("regular", "adversarial"), "regular or adversarial"),
-                  ("emotion_type", row["emotion_type"] in EMOTIONS, f"one of {sorted(EMOTIONS)}"),
-                  ("problem_type", row["problem_type"] in PROBLEMS, f"one of {sorted(PROBLEMS)} (lower-case ESConv)"),
-                  ("escalation_profile", row["escalation_profile"] in PROFILES, f"null or one of {sorted(p for p in PROFILES if p)}"),
-                  ("source", row["source"] == "project-authored", "'project-authored'"),
-                  ("id", isinstance(row["id"], str) and row["id"] and row["id"] not in seen, "a unique string"))
+        checks = (
+            ("language", row["language"] in ("en", "zh"), "en or zh"),
+            ("subset", row["subset"] in ("regular", "adversarial"), "regular or adversarial"),
+            ("emotion_type", row["emotion_type"] in EMOTIONS, f"one of {sorted(EMOTIONS)}"),
+            ("problem_type", row["problem_type"] in PROBLEMS, f"one of {sorted(PROBLEMS)} (lower-case ESConv)"),
+            (
+                "escalation_profile",
+                row["escalation_profile"] in PROFILES,
+                f"null or one of {sorted(p for p in PROFILES if p)}",
+            ),
+            ("source", row["source"] == "project-authored", "'project-authored'"),
+            ("id", isinstance(row["id"], str) and row["id"] and row["id"] not in seen, "a unique string"),
+        )
         for field, ok, expected in checks:
             if not ok:
                 raise DataError(str(path), line_no, f"{field}={row[field]!r}: expected {expected}")
@@ -220,15 +308,31 @@ def project_samples_from_rows(rows: list[tuple[str, int, Any]], language: str | 
         seen.add(row["id"])
         if (language and row["language"] != language) or subset not in ("all", row["subset"]):
             continue
-        samples.append(_sample(row["id"], "\n".join(history), {
-            "language": row["language"], "subset": row["subset"], "source": "project-authored",
-            "source_index": line_no, "dialogue_history": history, "speakers": speakers, "speakers_inferred": False,
-            "emotion_type": row["emotion_type"], "problem_type": row["problem_type"], "situation": row["situation"],
-            "turn": None, "reference_response": row["reference_response"] or None,
-            "reference_repeats_history": False, "reference_shared_with_sibling": False,
-            "escalation_profile": row["escalation_profile"], "group_id": f"proj:{row['id']}",
-            "content_flags": [],
-        }))
+        samples.append(
+            _sample(
+                row["id"],
+                "\n".join(history),
+                {
+                    "language": row["language"],
+                    "subset": row["subset"],
+                    "source": "project-authored",
+                    "source_index": line_no,
+                    "dialogue_history": history,
+                    "speakers": speakers,
+                    "speakers_inferred": False,
+                    "emotion_type": row["emotion_type"],
+                    "problem_type": row["problem_type"],
+                    "situation": row["situation"],
+                    "turn": None,
+                    "reference_response": row["reference_response"] or None,
+                    "reference_repeats_history": False,
+                    "reference_shared_with_sibling": False,
+                    "escalation_profile": row["escalation_profile"],
+                    "group_id": f"proj:{row['id']}",
+                    "content_flags": [],
+                },
+            )
+        )
     return samples
 
 
@@ -238,8 +342,12 @@ def heart_samples(source: str | None = None, language: str = "en", subset: str =
         raise EqEvalsError(f"-T subset={subset}: expected all, regular or adversarial")
     from eq_evals.core.sources import dataset_version, load_hub_rows, resolve, stamp
 
-    if source == "release" or (source and not source.startswith("hf://") and Path(source).expanduser().is_dir()
-                               and (Path(source).expanduser() / "dialogues_regular.json").is_file()):
+    if source == "release" or (
+        source
+        and not source.startswith("hf://")
+        and Path(source).expanduser().is_dir()
+        and (Path(source).expanduser() / "dialogues_regular.json").is_file()
+    ):
         if language != "en":
             raise EqEvalsError("the HEART release is English only; use -T language=en with it")
         folder = download_release() if source == "release" else Path(source).expanduser()
@@ -249,8 +357,10 @@ def heart_samples(source: str | None = None, language: str = "en", subset: str =
     resolved = resolve(source, resource("datasets", "heart"))
     if resolved.hub:
         # the Hub's Arrow tables drop null columns of a row; the schema's nullable fields come back as None
-        rows = [(str(resolved.hub), i + 1, {**dict.fromkeys(PROJECT_FIELDS), **r})
-                for i, r in enumerate(load_hub_rows(resolved.hub, language))]
+        rows = [
+            (str(resolved.hub), i + 1, {**dict.fromkeys(PROJECT_FIELDS), **r})
+            for i, r in enumerate(load_hub_rows(resolved.hub, language))
+        ]
     else:
         path = resolved.path
         if path.is_dir():
@@ -258,8 +368,9 @@ def heart_samples(source: str | None = None, language: str = "en", subset: str =
         rows = project_rows(path)
     samples = project_samples_from_rows(rows, language, subset)
     if not samples:
-        raise EqEvalsError(f"no HEART histories in {source or 'the project-authored set'} for language={language}, "
-                           f"subset={subset}")
+        raise EqEvalsError(
+            f"no HEART histories in {source or 'the project-authored set'} for language={language}, subset={subset}"
+        )
     return stamp(samples, dataset_version(resolved, [r for _, _, r in rows], name=f"heart-{language}"))
 
 

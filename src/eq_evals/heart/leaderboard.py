@@ -24,13 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from eq_evals.core.text import fmt
 from eq_evals.errors import EqEvalsError
-from eq_evals.logcheck import read as read_log, task_name
-from eq_evals.sections import Inputs, Result, Section
-from eq_evals.pairwise.verdict import PairVerdict, log_verdicts
 from eq_evals.heart.prompts import CRITERIA, LETTERS
+from eq_evals.logcheck import read as read_log
+from eq_evals.logcheck import task_name
+from eq_evals.pairwise.verdict import PairVerdict, log_verdicts
 from eq_evals.ratings import (
     Comparison,
     Rating,
@@ -41,6 +40,7 @@ from eq_evals.ratings import (
     fleiss_kappa,
     krippendorff_alpha,
 )
+from eq_evals.sections import Inputs, Result, Section
 
 SCORER = "heart_pairwise"
 L2 = 2e-6  # the release's 1e-6 * sum(theta^2) in bradley_terry's l2/2 * ||theta||^2 convention (docs/heart.md, 'Ratings (eq-evals ratings)')
@@ -85,8 +85,14 @@ def read_records(items: list[Any]) -> HeartRecords:
         when = (str(log.stats.completed_at or log.eval.created or ""), index)
         for _, verdict in log_verdicts(log, path):
             for r in records_from_verdict(verdict):
-                key = (r["sample_id"], frozenset((r["system_a"], r["system_b"])), r["judge"], r["order"],
-                       r["criterion"], r["rubric"])
+                key = (
+                    r["sample_id"],
+                    frozenset((r["system_a"], r["system_b"])),
+                    r["judge"],
+                    r["order"],
+                    r["criterion"],
+                    r["rubric"],
+                )
                 if key in keyed:
                     out.duplicates += 1
                     if when < keyed[key][0]:
@@ -106,19 +112,35 @@ def records_from_verdict(v: PairVerdict) -> list[dict[str, Any]]:
     rows = []
     for c in v.calls:
         order = "none" if not c.judge and c.error == "empty_response" else "ab" if c.order[0] == v.model_a else "ba"
-        rows.append({"sample_id": v.sample, "group_id": v.item, "subset": v.subset, "language": v.language,
-                     "system_a": v.model_a, "system_b": v.model_b, "judge": c.judge, "order": order,
-                     "criterion": c.criterion, "rubric": v.rubric, "self_judged": c.self_judged, "error": c.error,
-                     "winner": None if c.winner is None else "a" if c.winner == v.model_a else "b",
-                     "strength": None if c.winner is None else c.margin,
-                     "prompt_sha1": c.prompt_hash})
+        rows.append(
+            {
+                "sample_id": v.sample,
+                "group_id": v.item,
+                "subset": v.subset,
+                "language": v.language,
+                "system_a": v.model_a,
+                "system_b": v.model_b,
+                "judge": c.judge,
+                "order": order,
+                "criterion": c.criterion,
+                "rubric": v.rubric,
+                "self_judged": c.self_judged,
+                "error": c.error,
+                "winner": None if c.winner is None else "a" if c.winner == v.model_a else "b",
+                "strength": None if c.winner is None else c.margin,
+                "prompt_sha1": c.prompt_hash,
+            }
+        )
     return rows
 
 
 def score_records(score: Any) -> list[dict[str, Any]]:
     """HEART's per-call rows of one ``heart_pairwise`` score (for reading a sample in a test or a notebook)."""
-    return [r for record in (score.metadata or {}).get("verdicts", [])
-            for r in records_from_verdict(PairVerdict.model_validate(record))]
+    return [
+        r
+        for record in (score.metadata or {}).get("verdicts", [])
+        for r in records_from_verdict(PairVerdict.model_validate(record))
+    ]
 
 
 def _position_verdict(r: dict[str, Any], model_a: str) -> Verdict:
@@ -141,16 +163,32 @@ def keyed_comparisons(records: list[dict[str, Any]]) -> list[tuple[str, Comparis
     for (sid, a, b, judge, criterion), recs in sorted(groups.items()):
         a_first = [r for r in recs if (r["order"] == "ab") == (r["system_a"] == a)]
         b_first = [r for r in recs if r not in a_first]
-        if a_first and b_first:  # both orders: combined as FACET's pipeline does (docs/heart.md, 'Judging (scorer heart_pairwise)', `order`)
+        if (
+            a_first and b_first
+        ):  # both orders: combined as FACET's pipeline does (docs/heart.md, 'Judging (scorer heart_pairwise)', `order`)
             outcome, margin, conflicted = aggregate_orders(  # type: ignore[misc]
-                _position_verdict(a_first[0], a), _position_verdict(b_first[0], a), "draw")
+                _position_verdict(a_first[0], a), _position_verdict(b_first[0], a), "draw"
+            )
         else:
             r = recs[0]
             outcome = 1.0 if (r["winner"] == "a") == (r["system_a"] == a) else 0.0
             margin, conflicted = int(r["strength"]), False
-        out.append((sid, Comparison(model_a=a, model_b=b, outcome=outcome, margin=margin, item=recs[0]["group_id"],
-                                    dimension=criterion, language=recs[0].get("language", "en"), judge=judge,
-                                    conflicted=conflicted)))
+        out.append(
+            (
+                sid,
+                Comparison(
+                    model_a=a,
+                    model_b=b,
+                    outcome=outcome,
+                    margin=margin,
+                    item=recs[0]["group_id"],
+                    dimension=criterion,
+                    language=recs[0].get("language", "en"),
+                    judge=judge,
+                    conflicted=conflicted,
+                ),
+            )
+        )
     return out
 
 
@@ -194,9 +232,12 @@ def judge_diagnostics(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]
     for judge, recs in sorted(by_judge.items()):
         valid = [r for r in recs if r["winner"] is not None]
         first = [int((r["winner"] == "a") == (r["order"] == "ab")) for r in valid]
-        out[judge] = {"verdicts": len(recs), "error_rate": 1 - len(valid) / len(recs) if recs else None,
-                      "first_position_win_rate": sum(first) / len(first) if first else None,
-                      "self_judged_share": sum(bool(r["self_judged"]) for r in recs) / len(recs) if recs else None}
+        out[judge] = {
+            "verdicts": len(recs),
+            "error_rate": 1 - len(valid) / len(recs) if recs else None,
+            "first_position_win_rate": sum(first) / len(first) if first else None,
+            "self_judged_share": sum(bool(r["self_judged"]) for r in recs) / len(recs) if recs else None,
+        }
     return out
 
 
@@ -214,7 +255,10 @@ def judge_agreement(keyed: list[tuple[str, Comparison]]) -> dict[str, Any]:
     pairwise = {}
     for j, k in itertools.combinations(judges, 2):
         both = [u for u in labels.values() if j in u and k in u]
-        pairwise[f"{j} ~ {k}"] = {"n": len(both), "agreement": sum(u[j] == u[k] for u in both) / len(both) if both else None}
+        pairwise[f"{j} ~ {k}"] = {
+            "n": len(both),
+            "agreement": sum(u[j] == u[k] for u in both) / len(both) if both else None,
+        }
     full = [u for u in labels.values() if all(j in u for j in judges)]
     kway = sum(len(set(u.values())) == 1 for u in full) / len(full) if full else None
     fleiss = fleiss_kappa([[u[j] for j in judges] for u in full]) if full else None
@@ -222,8 +266,13 @@ def judge_agreement(keyed: list[tuple[str, Comparison]]) -> dict[str, Any]:
         alpha = krippendorff_alpha([[u.get(j) for j in judges] for u in labels.values()])
     except ValueError:
         alpha = None
-    return {"judges": judges, "pairwise": pairwise, "k_way": {"n": len(full), "agreement": kway},
-            "fleiss_kappa": fleiss, "krippendorff_alpha": alpha}
+    return {
+        "judges": judges,
+        "pairwise": pairwise,
+        "k_way": {"n": len(full), "agreement": kway},
+        "fleiss_kappa": fleiss,
+        "krippendorff_alpha": alpha,
+    }
 
 
 def containing(estimate: float, lower: float | None, upper: float | None) -> tuple[float | None, float | None, bool]:
@@ -257,13 +306,22 @@ def build(paths: list[Any], bootstrap: int = 1000, seed: int = 0) -> dict[str, A
         if not sub:
             continue
         try:
-            ratings[criterion] = bradley_terry(sub, margin_mode="heart_soft", l2=L2, anchor=1500.0,
-                                               bootstrap_rounds=bootstrap, seed=seed, per_component=True)
+            ratings[criterion] = bradley_terry(
+                sub,
+                margin_mode="heart_soft",
+                l2=L2,
+                anchor=1500.0,
+                bootstrap_rounds=bootstrap,
+                seed=seed,
+                per_component=True,
+            )
         except ValueError as ex:
             raise EqEvalsError(f"HEART {criterion}: {ex}") from None
         if len({r.component for r in ratings[criterion].values()}) > 1:
-            notes.append(f"{criterion}: the comparison graph is disconnected; Elo is centred per component and not "
-                         "comparable across components")
+            notes.append(
+                f"{criterion}: the comparison graph is disconnected; Elo is centred per component and not "
+                "comparable across components"
+            )
     rates, sweeps = win_rates(comps), sweep_rates(data.records)
     rows = []
     widened = []
@@ -272,30 +330,45 @@ def build(paths: list[Any], bootstrap: int = 1000, seed: int = 0) -> dict[str, A
         blo, bhi, extended = containing(r.score, r.lower, r.upper)
         if extended:
             widened.append(model)
-        rows.append({"model": model, **{x: rates.get(model, {}).get(x) for x in LETTERS},
-                     "overall_win_rate": rates.get(model, {}).get("overall"), "elo": r.score,
-                     "elo_ci_asymptotic": [lo, hi], "elo_ci_bootstrap": [blo, bhi],
-                     **({"elo_ci_bootstrap_widened": True} if extended else {}),
-                     "comparisons": r.n, "sweep_rate": sweeps.get(model),
-                     "elo_by_dimension": {x: ratings[x][model].score for x in LETTERS if model in ratings.get(x, {})}})
+        rows.append(
+            {
+                "model": model,
+                **{x: rates.get(model, {}).get(x) for x in LETTERS},
+                "overall_win_rate": rates.get(model, {}).get("overall"),
+                "elo": r.score,
+                "elo_ci_asymptotic": [lo, hi],
+                "elo_ci_bootstrap": [blo, bhi],
+                **({"elo_ci_bootstrap_widened": True} if extended else {}),
+                "comparisons": r.n,
+                "sweep_rate": sweeps.get(model),
+                "elo_by_dimension": {x: ratings[x][model].score for x in LETTERS if model in ratings.get(x, {})},
+            }
+        )
         if r.n < 50:
             notes.append(f"{model}: only {r.n} overall comparisons (the paper's systems had thousands)")
     if widened:
-        notes.append(f"bootstrap interval widened to contain the Elo estimate for {', '.join(widened)}: the "
-                     "bootstrap fits use a stronger ridge than the point fit, and with perfect separation (a system "
-                     "that won or lost every comparison) every resample lies on one side of the point")
+        notes.append(
+            f"bootstrap interval widened to contain the Elo estimate for {', '.join(widened)}: the "
+            "bootstrap fits use a stronger ridge than the point fit, and with perfect separation (a system "
+            "that won or lost every comparison) every resample lies on one side of the point"
+        )
     by_subset = {}
     subsets = sorted({r.get("subset") or "" for r in data.records})
     if len(subsets) > 1:  # §4.9: regular vs adversarial histories, rated separately (overall only)
         for subset in subsets:
-            sub = [c for c in comparisons([r for r in data.records if (r.get("subset") or "") == subset])
-                   if c.dimension == "overall"]
+            sub = [
+                c
+                for c in comparisons([r for r in data.records if (r.get("subset") or "") == subset])
+                if c.dimension == "overall"
+            ]
             if len({c.model_a for c in sub} | {c.model_b for c in sub}) < 2:
                 continue
             fit = bradley_terry(sub, margin_mode="heart_soft", l2=L2, anchor=1500.0, per_component=True)
             rates_s = win_rates(sub)
-            by_subset[subset] = [{"model": m, "elo": r.score, "overall_win_rate": rates_s[m]["overall"],
-                                  "comparisons": r.n} for m, r in sorted(fit.items(), key=lambda kv: -kv[1].score)]
+            by_subset[subset] = [
+                {"model": m, "elo": r.score, "overall_win_rate": rates_s[m]["overall"], "comparisons": r.n}
+                for m, r in sorted(fit.items(), key=lambda kv: -kv[1].score)
+            ]
     errors = sum(1 for r in data.records if r["error"] == "parse")
     empty = len({(r["sample_id"], r["system_a"]) for r in data.records if r["error"] == "empty_response"})
     if data.duplicates:
@@ -304,43 +377,76 @@ def build(paths: list[Any], bootstrap: int = 1000, seed: int = 0) -> dict[str, A
         notes.append(f"{errors} criterion verdicts could not be parsed after the retries and are left out (not losses)")
     if empty:
         notes.append(f"{empty} empty replies counted as automatic losses at strength 5 (no judge call)")
-    return {"rows": rows, "by_subset": by_subset, "judges": judge_diagnostics(data.records), "agreement": judge_agreement(keyed),
-            "notes": notes, "n_records": len(data.records), "n_comparisons": len(comps),
-            "rubric": next(iter({r["rubric"] for r in data.records}), None), "bootstrap_rounds": bootstrap,
-            "method": "Bradley-Terry on soft outcomes 0.55..0.95 by strength (release), Elo = 1500 + 400 (theta - "
-                      "mean theta) / ln 10 (§9.8); CI: asymptotic sqrt(1/n) (§9.8) and conversation-cluster bootstrap"}
+    return {
+        "rows": rows,
+        "by_subset": by_subset,
+        "judges": judge_diagnostics(data.records),
+        "agreement": judge_agreement(keyed),
+        "notes": notes,
+        "n_records": len(data.records),
+        "n_comparisons": len(comps),
+        "rubric": next(iter({r["rubric"] for r in data.records}), None),
+        "bootstrap_rounds": bootstrap,
+        "method": "Bradley-Terry on soft outcomes 0.55..0.95 by strength (release), Elo = 1500 + 400 (theta - "
+        "mean theta) / ln 10 (§9.8); CI: asymptotic sqrt(1/n) (§9.8) and conversation-cluster bootstrap",
+    }
 
 
 def render(result: dict[str, Any]) -> str:
-    lines = [f"Rubric: {result['rubric']}; {result['method']}; bootstrap rounds: {result['bootstrap_rounds']}.", "",
-             "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating | 95% CI (asymptotic) | 95% CI (bootstrap) "
-             "| comparisons | sweep rate |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Rubric: {result['rubric']}; {result['method']}; bootstrap rounds: {result['bootstrap_rounds']}.",
+        "",
+        "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating | 95% CI (asymptotic) | 95% CI (bootstrap) "
+        "| comparisons | sweep rate |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in result["rows"]:
         lo, hi = r["elo_ci_asymptotic"]
         blo, bhi = r["elo_ci_bootstrap"]
-        lines.append(f"| {r['model']} | " + " | ".join(fmt(r[x]) for x in LETTERS) + f" | {fmt(r['overall_win_rate'])} | "
-                     f"{fmt(r['elo'])} | [{fmt(lo)}, {fmt(hi)}] | [{fmt(blo)}, {fmt(bhi)}] | {r['comparisons']} | "
-                     f"{fmt(r['sweep_rate'])} |")
-    lines += ["", "H E A R T and Overall Win Rate: percent of comparisons won (draws count half). Sweep rate: percent "
-              "of judged calls where the system won all five dimensions.", ""]
+        lines.append(
+            f"| {r['model']} | " + " | ".join(fmt(r[x]) for x in LETTERS) + f" | {fmt(r['overall_win_rate'])} | "
+            f"{fmt(r['elo'])} | [{fmt(lo)}, {fmt(hi)}] | [{fmt(blo)}, {fmt(bhi)}] | {r['comparisons']} | "
+            f"{fmt(r['sweep_rate'])} |"
+        )
+    lines += [
+        "",
+        "H E A R T and Overall Win Rate: percent of comparisons won (draws count half). Sweep rate: percent "
+        "of judged calls where the system won all five dimensions.",
+        "",
+    ]
     for subset, rows in result.get("by_subset", {}).items():
-        lines += [f"### {subset or '(no subset)'} histories only (overall)", "", "| Model | Overall Win Rate | Elo | comparisons |",
-                  "|---|---|---|---|"]
-        lines += [f"| {r['model']} | {fmt(r['overall_win_rate'])} | {fmt(r['elo'])} | {r['comparisons']} |" for r in rows]
+        lines += [
+            f"### {subset or '(no subset)'} histories only (overall)",
+            "",
+            "| Model | Overall Win Rate | Elo | comparisons |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r['model']} | {fmt(r['overall_win_rate'])} | {fmt(r['elo'])} | {r['comparisons']} |" for r in rows
+        ]
         lines.append("")
     if result["judges"]:
-        lines += ["### Judge diagnostics", "", "| judge | overall verdicts | error rate | first-position win rate | "
-                  "self-judged share |", "|---|---|---|---|---|"]
+        lines += [
+            "### Judge diagnostics",
+            "",
+            "| judge | overall verdicts | error rate | first-position win rate | self-judged share |",
+            "|---|---|---|---|---|",
+        ]
         for j, d in result["judges"].items():
-            lines.append(f"| {j} | {d['verdicts']} | {fmt(d['error_rate'], 3)} | {fmt(d['first_position_win_rate'], 3)} | "
-                         f"{fmt(d['self_judged_share'], 3)} |")
+            lines.append(
+                f"| {j} | {d['verdicts']} | {fmt(d['error_rate'], 3)} | {fmt(d['first_position_win_rate'], 3)} | "
+                f"{fmt(d['self_judged_share'], 3)} |"
+            )
         lines.append("")
     ag = result["agreement"]
     if "pairwise" in ag:
         lines += ["### Judge agreement (overall winner)", ""]
         lines += [f"- {pair}: {fmt(v['agreement'], 3)} (n={v['n']})" for pair, v in ag["pairwise"].items()]
-        lines += [f"- all {len(ag['judges'])} judges agree: {fmt(ag['k_way']['agreement'], 3)} (n={ag['k_way']['n']}); "
-                  f"Fleiss' kappa {fmt(ag['fleiss_kappa'], 3)}; Krippendorff's alpha {fmt(ag['krippendorff_alpha'], 3)}", ""]
+        lines += [
+            f"- all {len(ag['judges'])} judges agree: {fmt(ag['k_way']['agreement'], 3)} (n={ag['k_way']['n']}); "
+            f"Fleiss' kappa {fmt(ag['fleiss_kappa'], 3)}; Krippendorff's alpha {fmt(ag['krippendorff_alpha'], 3)}",
+            "",
+        ]
     if result["notes"]:
         lines += ["### Notes", ""] + [f"- {n}" for n in result["notes"]] + [""]
     return "\n".join(lines)
@@ -355,8 +461,9 @@ def plot(result: dict[str, Any], path: Path) -> None:
     rows = list(reversed(result["rows"]))
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.4))
     ys = list(range(len(rows)))
-    for (offset, key, label), color in zip(((-0.12, "elo_ci_asymptotic", "asymptotic"), (0.12, "elo_ci_bootstrap", "bootstrap")),
-                                           ("C0", "C1")):
+    for (offset, key, label), color in zip(
+        ((-0.12, "elo_ci_asymptotic", "asymptotic"), (0.12, "elo_ci_bootstrap", "bootstrap")), ("C0", "C1")
+    ):
         # each interval drawn from its bounds (build() makes every interval contain its estimate)
         y = [v + offset for v in ys]
         lo = [r[key][0] if r[key][0] is not None else r["elo"] for r in rows]
@@ -372,8 +479,9 @@ def plot(result: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def write(items: list[Any], out: Path, bootstrap: int = 1000, seed: int = 0,
-          partial: list[str] | None = None) -> tuple[str, dict[str, Any]]:
+def write(
+    items: list[Any], out: Path, bootstrap: int = 1000, seed: int = 0, partial: list[str] | None = None
+) -> tuple[str, dict[str, Any]]:
     """heart logs -> heart_leaderboard.{md,csv,json,png}; heart_strategies logs -> heart_strategies.{md,json}.
     ``items``: log paths, or (log, LogCheck) pairs that passed the gate. ``partial``: logs kept although not
     complete (--allow-partial); every output then says so. Returns (Markdown, result)."""
@@ -391,30 +499,51 @@ def write(items: list[Any], out: Path, bootstrap: int = 1000, seed: int = 0,
             result["partial_logs"] = sorted(partial)
             for r in result["rows"]:
                 r["partial"] = True
-            md = ("**PARTIAL**: built from logs that are not complete (--allow-partial): "
-                  + ", ".join(sorted(partial)) + "\n\n" + md)
+            md = (
+                "**PARTIAL**: built from logs that are not complete (--allow-partial): "
+                + ", ".join(sorted(partial))
+                + "\n\n"
+                + md
+            )
         (out / "heart_leaderboard.md").write_text("# HEART leaderboard\n\n" + md, encoding="utf-8")
         buffer = io.StringIO()
-        fields = ["model", *LETTERS, "overall_win_rate", "elo", "elo_lower_asymptotic", "elo_upper_asymptotic",
-                  "elo_lower_bootstrap", "elo_upper_bootstrap", "comparisons", "sweep_rate", "partial"]
+        fields = [
+            "model",
+            *LETTERS,
+            "overall_win_rate",
+            "elo",
+            "elo_lower_asymptotic",
+            "elo_upper_asymptotic",
+            "elo_lower_bootstrap",
+            "elo_upper_bootstrap",
+            "comparisons",
+            "sweep_rate",
+            "partial",
+        ]
         writer = csv.DictWriter(buffer, fieldnames=fields)
         writer.writeheader()
         for r in result["rows"]:
-            writer.writerow({**{k: r[k] for k in fields if k in r},
-                             "elo_lower_asymptotic": r["elo_ci_asymptotic"][0],
-                             "elo_upper_asymptotic": r["elo_ci_asymptotic"][1],
-                             "elo_lower_bootstrap": r["elo_ci_bootstrap"][0],
-                             "elo_upper_bootstrap": r["elo_ci_bootstrap"][1]})
+            writer.writerow(
+                {
+                    **{k: r[k] for k in fields if k in r},
+                    "elo_lower_asymptotic": r["elo_ci_asymptotic"][0],
+                    "elo_upper_asymptotic": r["elo_ci_asymptotic"][1],
+                    "elo_lower_bootstrap": r["elo_ci_bootstrap"][0],
+                    "elo_upper_bootstrap": r["elo_ci_bootstrap"][1],
+                }
+            )
         (out / "heart_leaderboard.csv").write_text(buffer.getvalue(), encoding="utf-8")
         (out / "heart_leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
         plot(result, out / "heart_leaderboard.png")
     if classified:
         strategies = distribution(classified)
         table = render_distribution(strategies)
-        (out / "heart_strategies.md").write_text("# HEART support strategies (usage %, §4.8)\n\n" + table,
-                                                 encoding="utf-8")
-        (out / "heart_strategies.json").write_text(json.dumps(strategies, indent=2, ensure_ascii=False),
-                                                   encoding="utf-8")
+        (out / "heart_strategies.md").write_text(
+            "# HEART support strategies (usage %, §4.8)\n\n" + table, encoding="utf-8"
+        )
+        (out / "heart_strategies.json").write_text(
+            json.dumps(strategies, indent=2, ensure_ascii=False), encoding="utf-8"
+        )
         md += "\n### Support strategies (usage % per system, §4.8)\n\n" + table
         result = {**result, "strategies": strategies}
     return md, result
@@ -427,9 +556,12 @@ def build_section(inputs: Inputs) -> Result:
     md, result = write(inputs.logs, inputs.out_dir, inputs.bootstrap, inputs.seed, partial=partial)
     if not md:
         return Result()
-    return Result(markdown="## HEART (Bradley-Terry Elo, whatever --method; also heart_leaderboard.*)\n\n" + md,
-                  json={"heart": result})
+    return Result(
+        markdown="## HEART (Bradley-Terry Elo, whatever --method; also heart_leaderboard.*)\n\n" + md,
+        json={"heart": result},
+    )
 
 
-SECTIONS = [Section(key="heart", title="HEART", tasks=frozenset({"heart", "heart_strategies"}), build=build_section,
-                    order=60)]
+SECTIONS = [
+    Section(key="heart", title="HEART", tasks=frozenset({"heart", "heart_strategies"}), build=build_section, order=60)
+]

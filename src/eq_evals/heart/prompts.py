@@ -47,8 +47,10 @@ def judge_prompts(file: str = JUDGE_FILE) -> dict[str, Any]:
     for name, rubric in data["rubrics"].items():
         letters = [c.get("letter") for c in rubric["criteria"].values()]
         if sorted(letters) != sorted(CRITERIA):
-            raise ValueError(f"scorers/{file}: rubric {name!r} must map its criteria to H, E, A, R, T and overall "
-                             f"once each, got {letters}")
+            raise ValueError(
+                f"scorers/{file}: rubric {name!r} must map its criteria to H, E, A, R, T and overall "
+                f"once each, got {letters}"
+            )
         for key, c in rubric["criteria"].items():
             for lang in LANGUAGES:
                 if not isinstance(c.get(lang), str):
@@ -62,8 +64,9 @@ def transcript(history: list[str], speakers: list[str], language: str, labels: d
     return "\n".join(fmt.format(speaker=labels[s], text=t) for t, s in zip(history, speakers))
 
 
-def generation_messages(metadata: dict[str, Any], prompt_style: str = "release",
-                        file: str = PROMPTS_FILE) -> tuple[str, str]:
+def generation_messages(
+    metadata: dict[str, Any], prompt_style: str = "release", file: str = PROMPTS_FILE
+) -> tuple[str, str]:
     """(system message, user message) for one history."""
     data = generation_prompts(file)
     language = metadata.get("language", "en")
@@ -101,24 +104,40 @@ def criteria(rubric: str, file: str = JUDGE_FILE) -> dict[str, str]:
     return {k: c["letter"] for k, c in data["rubrics"][rubric]["criteria"].items()}
 
 
-def judge_messages(metadata: dict[str, Any], first: str, second: str, rubric: str = "heart",
-                   file: str = JUDGE_FILE) -> tuple[str, str]:
+def judge_messages(
+    metadata: dict[str, Any], first: str, second: str, rubric: str = "heart", file: str = JUDGE_FILE
+) -> tuple[str, str]:
     """(system, user) judge messages with ``first`` shown as the first respondent id."""
     data = judge_prompts(file)
     language = metadata.get("language", "en")
     id_a, id_b = data["ids"]
     labels = data["labels"][language]
-    text = transcript(metadata["dialogue_history"], metadata["speakers"], language, labels,
-                      "{speaker}: {text}" if language == "en" else "{speaker}：{text}")
+    text = transcript(
+        metadata["dialogue_history"],
+        metadata["speakers"],
+        language,
+        labels,
+        "{speaker}: {text}" if language == "en" else "{speaker}：{text}",
+    )
     crit = data["rubrics"][rubric]["criteria"]
     lines = [f"- {c[language]}" for c in crit.values()]
     skeleton = {"chain_of_thought_reasoning": data["reasoning_hint"][language]}
     skeleton.update({k: data["verdict_hint"][language].format(id_a=id_a, id_b=id_b) for k in crit})
-    context = data["context"][language].format(emotion_type=metadata["emotion_type"]) if metadata.get("emotion_type") else ""
-    values = {"respondent": labels["respondent"], "final": labels["final"], "id_a": id_a, "id_b": id_b,
-              "criteria": "\n".join(lines), "context": context,
-              "skeleton": json.dumps(skeleton, ensure_ascii=False, indent=2),
-              "transcript": "\x00T", "response_a": "\x00A", "response_b": "\x00B"}
+    context = (
+        data["context"][language].format(emotion_type=metadata["emotion_type"]) if metadata.get("emotion_type") else ""
+    )
+    values = {
+        "respondent": labels["respondent"],
+        "final": labels["final"],
+        "id_a": id_a,
+        "id_b": id_b,
+        "criteria": "\n".join(lines),
+        "context": context,
+        "skeleton": json.dumps(skeleton, ensure_ascii=False, indent=2),
+        "transcript": "\x00T",
+        "response_a": "\x00A",
+        "response_b": "\x00B",
+    }
     # texts from the data and the replies are inserted last, so their braces are never read as placeholders
     user = data["templates"][language].format_map(values)
     user = user.replace("\x00T", text).replace("\x00A", first).replace("\x00B", second)
@@ -136,7 +155,7 @@ def prompt_hash(*texts: str) -> str:
 
 def _json_object(reply: str) -> dict[str, Any] | None:
     text = re.sub(r"```(?:json)?", "", reply)
-    for candidate in (text.strip(), text[text.find("{"): text.rfind("}") + 1] if "{" in text else ""):
+    for candidate in (text.strip(), text[text.find("{") : text.rfind("}") + 1] if "{" in text else ""):
         if not candidate:
             continue
         try:

@@ -28,14 +28,14 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, span, store_as
 
-from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump
 from eq_evals.core.limits import unscored_if_cut
 from eq_evals.core.text import family
 from eq_evals.errors import EqEvalsError
 from eq_evals.heart import prompts
-from eq_evals.pairwise.judge import ask_until_parsed, grader_models, required
 from eq_evals.logcheck import expand_log_paths
+from eq_evals.pairwise.judge import ask_until_parsed, grader_models, required
 from eq_evals.pairwise.logs import load_generation
+from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump
 
 TASK_VERSION = "1"
 ORDERS = ("random", "both", "fixed")
@@ -64,7 +64,9 @@ def heart_reply(prompt_style: str = "release", prompts_file: str = prompts.PROMP
         reply.prompt_sha1 = prompts.prompt_hash(system, user)
         reply.raw = state.output.completion
         reply.text = prompts.clean_reply(reply.raw, prompts_file)
-        reply.length, reply.over_limit = prompts.reply_length(reply.text, state.metadata.get("language", "en"), prompts_file)
+        reply.length, reply.over_limit = prompts.reply_length(
+            reply.text, state.metadata.get("language", "en"), prompts_file
+        )
         reply.empty = not reply.text
         if state.output.choices:
             state.output.completion = reply.text
@@ -93,8 +95,10 @@ def ensemble(judge_roles: str = "") -> list[Model]:
             raise EqEvalsError(f"judge role(s) {missing} are not bound: --model-role {missing[0]}=<model>")
         return [m for r in roles for m in (bound[r] if isinstance(bound[r], list) else [bound[r]])]
     if bound.get("grader") is None:
-        raise EqEvalsError("HEART judging needs a judge ensemble: --model-role grader=<model>[,<model>...] "
-                           "(or -T judge_roles=...; or --no-score for replies only)")
+        raise EqEvalsError(
+            "HEART judging needs a judge ensemble: --model-role grader=<model>[,<model>...] "
+            "(or -T judge_roles=...; or --no-score for replies only)"
+        )
     return grader_models()
 
 
@@ -118,7 +122,9 @@ def _opponent_log(path: str) -> tuple[str, dict[str, str], dict[str, Any]]:
 
 
 def parse_opponents(opponents: str | list[str] | None) -> tuple[bool, list[str]]:
-    items = [o.strip() for o in (opponents.split(",") if isinstance(opponents, str) else opponents or []) if o and o.strip()]
+    items = [
+        o.strip() for o in (opponents.split(",") if isinstance(opponents, str) else opponents or []) if o and o.strip()
+    ]
     use_reference = "reference" in items
     paths = [p for p in items if p != "reference"]
     if not use_reference and not paths:
@@ -130,19 +136,46 @@ def reference_id(metadata: dict[str, Any]) -> str:
     return "esconv_original" if metadata.get("source") == "heart-release" else "reference"
 
 
-def _record(md: dict[str, Any], sid: str, system_a: str, system_b: str, judge: str, order: str, letter: str,
-            verdict: tuple[int, int] | None, a_position: int, rubric: str, self_judged: bool, error: str | None,
-            prompt_sha1: str | None) -> dict[str, Any]:
+def _record(
+    md: dict[str, Any],
+    sid: str,
+    system_a: str,
+    system_b: str,
+    judge: str,
+    order: str,
+    letter: str,
+    verdict: tuple[int, int] | None,
+    a_position: int,
+    rubric: str,
+    self_judged: bool,
+    error: str | None,
+    prompt_sha1: str | None,
+) -> dict[str, Any]:
     winner = strength = score_a = None
     if verdict is not None:
         winner = "a" if verdict[0] == a_position else "b"
         strength = verdict[1]
         score_a = prompts.soft_score(strength) if winner == "a" else 1 - prompts.soft_score(strength)
-    return {"benchmark": "heart", "task_version": TASK_VERSION, "sample_id": sid, "group_id": md.get("group_id", sid),
-            "subset": md.get("subset", ""), "language": md.get("language", "en"), "system_a": system_a,
-            "system_b": system_b, "judge": judge, "order": order, "criterion": letter, "winner": winner,
-            "strength": strength, "score_a": None if score_a is None else round(score_a, 4), "rubric": rubric,
-            "self_judged": self_judged, "error": error if verdict is None else None, "prompt_sha1": prompt_sha1}
+    return {
+        "benchmark": "heart",
+        "task_version": TASK_VERSION,
+        "sample_id": sid,
+        "group_id": md.get("group_id", sid),
+        "subset": md.get("subset", ""),
+        "language": md.get("language", "en"),
+        "system_a": system_a,
+        "system_b": system_b,
+        "judge": judge,
+        "order": order,
+        "criterion": letter,
+        "winner": winner,
+        "strength": strength,
+        "score_a": None if score_a is None else round(score_a, 4),
+        "rubric": rubric,
+        "self_judged": self_judged,
+        "error": error if verdict is None else None,
+        "prompt_sha1": prompt_sha1,
+    }
 
 
 def verdicts_from_records(records: list[dict[str, Any]], opponents: list[str]) -> list[PairVerdict]:
@@ -159,29 +192,69 @@ def verdicts_from_records(records: list[dict[str, Any]], opponents: list[str]) -
         for r in recs:
             a, b = r["system_a"], r["system_b"]
             winner = None if r["winner"] is None else a if r["winner"] == "a" else b
-            calls.append(JudgeCall(judge=r["judge"], criterion=r["criterion"], order=[b, a] if r["order"] == "ba" else [a, b],
-                                   verdict=None if winner is None else f"{'A' if winner == (b if r['order'] == 'ba' else a) else 'B'}"
-                                   + "+" * int(r["strength"] or 0),
-                                   winner=winner, margin=int(r["strength"] or 0), error=r["error"],
-                                   self_judged=bool(r["self_judged"]), prompt_hash=r["prompt_sha1"]))
+            calls.append(
+                JudgeCall(
+                    judge=r["judge"],
+                    criterion=r["criterion"],
+                    order=[b, a] if r["order"] == "ba" else [a, b],
+                    verdict=None
+                    if winner is None
+                    else f"{'A' if winner == (b if r['order'] == 'ba' else a) else 'B'}"
+                    + "+" * int(r["strength"] or 0),
+                    winner=winner,
+                    margin=int(r["strength"] or 0),
+                    error=r["error"],
+                    self_judged=bool(r["self_judged"]),
+                    prompt_hash=r["prompt_sha1"],
+                )
+            )
         groups: dict[tuple[str, str], list[JudgeCall]] = {}
         for c in calls:
             if c.judge:  # automatic losses of an empty reply have no judge
                 groups.setdefault((c.judge, c.criterion), []).append(c)
-        out.append(PairVerdict(model_a=first["system_a"], model_b=opp, item=str(first["group_id"]),
-                               sample=str(first["sample_id"]), language=first["language"], subset=first["subset"],
-                               rubric=first["rubric"], calls=calls,
-                               judgments=[combine(g, first["system_a"]) for g in groups.values()]))
+        out.append(
+            PairVerdict(
+                model_a=first["system_a"],
+                model_b=opp,
+                item=str(first["group_id"]),
+                sample=str(first["sample_id"]),
+                language=first["language"],
+                subset=first["subset"],
+                rubric=first["rubric"],
+                calls=calls,
+                judgments=[combine(g, first["system_a"]) for g in groups.values()],
+            )
+        )
     return out
 
 
-@scorer(metrics={"overall": [mean(), stderr()], "H": [mean()], "E": [mean()], "A": [mean()], "R": [mean()],
-                 "T": [mean()], "sweep": [mean()], "margin": [mean()]})
-def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: str = "random",
-                   exclude_same_family: bool = True, attempts: int = 3, seed: int = 1234,
-                   exclude_misaligned_reference: bool = False, judge_temperature: float | None = 0.0,
-                   judge_max_tokens: int = 4096, judge_file: str = prompts.JUDGE_FILE,
-                   prompt_style: str | None = None, source: str | None = None, judge_roles: str = "") -> Scorer:
+@scorer(
+    metrics={
+        "overall": [mean(), stderr()],
+        "H": [mean()],
+        "E": [mean()],
+        "A": [mean()],
+        "R": [mean()],
+        "T": [mean()],
+        "sweep": [mean()],
+        "margin": [mean()],
+    }
+)
+def heart_pairwise(
+    opponents: str = "reference",
+    rubric: str = "heart",
+    order: str = "random",
+    exclude_same_family: bool = True,
+    attempts: int = 3,
+    seed: int = 1234,
+    exclude_misaligned_reference: bool = False,
+    judge_temperature: float | None = 0.0,
+    judge_max_tokens: int = 4096,
+    judge_file: str = prompts.JUDGE_FILE,
+    prompt_style: str | None = None,
+    source: str | None = None,
+    judge_roles: str = "",
+) -> Scorer:
     """Judge the candidate's reply against each opponent with the ``grader`` ensemble (see module docstring).
 
     Value (candidate's view, mean over opponents of the mean over judges and orders): ``overall``, ``H``..``T``
@@ -209,7 +282,9 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
             ref = md.get("reference_response")
             if not ref:
                 skipped.append("reference: this history has none (adversarial)")
-            elif exclude_misaligned_reference and (md.get("reference_shared_with_sibling") or md.get("reference_repeats_history")):
+            elif exclude_misaligned_reference and (
+                md.get("reference_shared_with_sibling") or md.get("reference_repeats_history")
+            ):
                 skipped.append("reference: misaligned (exclude_misaligned_reference)")
             else:
                 opps.append((reference_id(md), ref))
@@ -218,8 +293,10 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
             for name, mine in (("prompt_style", prompt_style), ("source", source)):
                 theirs = args.get(name, "release" if name == "prompt_style" else "")
                 if mine is not None and (theirs or "") != (mine or ""):
-                    raise EqEvalsError(f"opponent log {path} was generated with -T {name}={theirs!r}, this run uses "
-                                       f"{mine!r}: replies are only compared on the same prompt and histories")
+                    raise EqEvalsError(
+                        f"opponent log {path} was generated with -T {name}={theirs!r}, this run uses "
+                        f"{mine!r}: replies are only compared on the same prompt and histories"
+                    )
             if model == candidate:
                 continue
             if not replies.get(sid):
@@ -227,8 +304,11 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
                 continue
             opps.append((model, replies[sid]))
         if not opps:
-            return Score.unscored(reason="no_opponent", explanation="; ".join(skipped) or "no opponents",
-                                  metadata={"candidate": text, "skipped": skipped})
+            return Score.unscored(
+                reason="no_opponent",
+                explanation="; ".join(skipped) or "no opponents",
+                metadata={"candidate": text, "skipped": skipped},
+            )
         judges = ensemble(judge_roles)
         names = {str(j): j for j in judges}
         config = GenerateConfig(temperature=judge_temperature, max_tokens=judge_max_tokens)
@@ -244,8 +324,13 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
         async def call(opp_id: str, judge_id: str, system: str, user: str, tag: str) -> tuple[Any, list[str]]:
             async with span(f"{judge_id}: {candidate} vs {opp_id} ({tag})"):
                 parsed, _, replies, _ = await ask_until_parsed(
-                    names[judge_id], [ChatMessageSystem(content=system), ChatMessageUser(content=user)],
-                    required(parse), attempts, config, prompts.retry_note(language, judge_file))
+                    names[judge_id],
+                    [ChatMessageSystem(content=system), ChatMessageUser(content=user)],
+                    required(parse),
+                    attempts,
+                    config,
+                    prompts.retry_note(language, judge_file),
+                )
                 return parsed, replies
 
         plan: list[tuple[str, str, bool, bool, str, str]] = []  # opponent, judge, candidate first, self-judged, prompts
@@ -253,8 +338,10 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
             per_opp[opp_id] = []
             if not text:  # automatic loss, flagged, no judge call (docs/heart.md, 'Judging (scorer heart_pairwise)')
                 for letter in prompts.CRITERIA:
-                    records.append(_record(md, sid, candidate, opp_id, "", "none", letter, (1, 5), 0, rubric, False,
-                                           None, None) | {"error": "empty_response"})
+                    records.append(
+                        _record(md, sid, candidate, opp_id, "", "none", letter, (1, 5), 0, rubric, False, None, None)
+                        | {"error": "empty_response"}
+                    )
                 per_opp[opp_id].append({letter: (1, 5) for letter in prompts.CRITERIA})
                 continue
             allowed, self_judged = eligible_judges(list(names), [candidate, opp_id], exclude_same_family)
@@ -281,18 +368,41 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
                 verdicts = parsed["verdicts"]
                 per_opp[opp_id].append(verdicts)
             for letter in prompts.CRITERIA:
-                records.append(_record(md, sid, candidate, opp_id, judge_id, tag, letter, verdicts.get(letter),
-                                       0 if cand_first else 1, rubric, self_judged, "parse",
-                                       prompts.prompt_hash(system, user)))
-        metadata = {"candidate": text, "opponents": [o for o, _ in opps],
-                    "verdicts": dump(verdicts_from_records(records, [o for o, _ in opps])), "judge_raw": raw,
-                    "skipped": skipped, "empty_response": not text, "criteria": letters_of,
-                    "order": order, "rubric": rubric}
+                records.append(
+                    _record(
+                        md,
+                        sid,
+                        candidate,
+                        opp_id,
+                        judge_id,
+                        tag,
+                        letter,
+                        verdicts.get(letter),
+                        0 if cand_first else 1,
+                        rubric,
+                        self_judged,
+                        "parse",
+                        prompts.prompt_hash(system, user),
+                    )
+                )
+        metadata = {
+            "candidate": text,
+            "opponents": [o for o, _ in opps],
+            "verdicts": dump(verdicts_from_records(records, [o for o, _ in opps])),
+            "judge_raw": raw,
+            "skipped": skipped,
+            "empty_response": not text,
+            "criteria": letters_of,
+            "order": order,
+            "rubric": rubric,
+        }
         valid = {o: v for o, v in per_opp.items() if v}
         if not valid:
-            return Score.unscored(reason="judge_unparseable",
-                                  explanation=f"no judge reply could be parsed after {attempts} attempts",
-                                  metadata=metadata)
+            return Score.unscored(
+                reason="judge_unparseable",
+                explanation=f"no judge reply could be parsed after {attempts} attempts",
+                metadata=metadata,
+            )
         value: dict[str, float] = {}
         wins = {c: [] for c in prompts.CRITERIA}
         sweeps, margins = [], []
@@ -304,9 +414,16 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
             complete = [c for c in calls.values() if len(c) == len(prompts.CRITERIA)]
             for c in prompts.CRITERIA:
                 wins[c].append(sum(call[c]["winner"] == "a" for call in complete) / len(complete))
-            sweeps.append(sum(all(call[x]["winner"] == "a" for x in prompts.LETTERS) for call in complete) / len(complete))
-            margins.append(sum((1 if call["overall"]["winner"] == "a" else -1) * call["overall"]["strength"] / 5
-                               for call in complete) / len(complete))
+            sweeps.append(
+                sum(all(call[x]["winner"] == "a" for x in prompts.LETTERS) for call in complete) / len(complete)
+            )
+            margins.append(
+                sum(
+                    (1 if call["overall"]["winner"] == "a" else -1) * call["overall"]["strength"] / 5
+                    for call in complete
+                )
+                / len(complete)
+            )
         for c in prompts.CRITERIA:
             value[c] = sum(wins[c]) / len(wins[c])
         value["sweep"] = sum(sweeps) / len(sweeps)
@@ -314,8 +431,11 @@ def heart_pairwise(opponents: str = "reference", rubric: str = "heart", order: s
         lines = []
         for opp_id in per_opp:
             overall = [r for r in records if r["system_b"] == opp_id and r["criterion"] == "overall"]
-            shown = ", ".join(f"{'win' if r['winner'] == 'a' else 'loss' if r['winner'] == 'b' else 'error'}"
-                              f"{'+' * (r['strength'] or 0)} ({r['judge'] or r['error']}, {r['order']})" for r in overall)
+            shown = ", ".join(
+                f"{'win' if r['winner'] == 'a' else 'loss' if r['winner'] == 'b' else 'error'}"
+                f"{'+' * (r['strength'] or 0)} ({r['judge'] or r['error']}, {r['order']})"
+                for r in overall
+            )
             lines.append(f"vs {opp_id}: {shown}")
         return Score(value=value, answer=text, explanation="\n".join(lines), metadata=metadata)
 

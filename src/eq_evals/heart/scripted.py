@@ -34,8 +34,10 @@ def _last_seeker(prompt: str) -> str:
 def warm(prompt: str, options: dict) -> str:
     words = _last_seeker(prompt).split()[:6]
     echo = " ".join(words).rstrip(".,!?") or "all of this"
-    return (f"I'm really sorry, it sounds like \"{echo}\" has been weighing on you. "
-            "That makes sense to feel. What feels hardest about it right now?")
+    return (
+        f'I\'m really sorry, it sounds like "{echo}" has been weighing on you. '
+        "That makes sense to feel. What feels hardest about it right now?"
+    )
 
 
 @register_mode("heart-plain")
@@ -90,7 +92,7 @@ def verdict(prompt: str, fixed_strength: int | None = None) -> str:
     rubric = "release" if "overall_eq" in prompt else "heart"
     out = {"chain_of_thought_reasoning": f"quality {qa} vs {qb}"}
     for key, c in judge_prompts()["rubrics"][rubric]["criteria"].items():
-        out[key] = (shorter + "+" if c["letter"] == "H" else win + "+" * strength)
+        out[key] = shorter + "+" if c["letter"] == "H" else win + "+" * strength
     return "```json\n" + json.dumps(out) + "\n```"
 
 
@@ -125,9 +127,13 @@ _late.wants_messages = True  # type: ignore[attr-defined]
 register_mode("hjudge-late")(_late)
 
 
-STRATEGY_CUES = {"Clarification": ("?",), "Emotional Validation": ("makes sense", "understandable", "sorry"),
-                 "Reflective Statements": ("sounds like", "it sounds"), "Offer Hope": ("get better", "will improve"),
-                 "Suggest Options": ("you could", "maybe try", "stay positive")}
+STRATEGY_CUES = {
+    "Clarification": ("?",),
+    "Emotional Validation": ("makes sense", "understandable", "sorry"),
+    "Reflective Statements": ("sounds like", "it sounds"),
+    "Offer Hope": ("get better", "will improve"),
+    "Suggest Options": ("you could", "maybe try", "stay positive"),
+}
 
 
 @register_mode("hstrategy")

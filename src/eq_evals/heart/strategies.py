@@ -28,8 +28,8 @@ from inspect_ai.util import StoreModel, store_as
 from eq_evals.core.limits import unscored_if_cut
 from eq_evals.errors import EqEvalsError
 from eq_evals.heart.data import strategy_definitions
-from eq_evals.pairwise.judge import ask_until_parsed, required
 from eq_evals.logcheck import expand_log_paths
+from eq_evals.pairwise.judge import ask_until_parsed, required
 from eq_evals.pairwise.logs import load_generation
 from eq_evals.resources import load_yaml
 
@@ -62,10 +62,19 @@ def heart_replies(logs: str) -> list[Sample]:
         for (sid, epoch), r in sorted(gen.responses.items()):
             if epoch != 1:
                 continue
-            samples.append(Sample(id=f"{gen.model}|{sid}", input=r.text,
-                                  metadata={"system": gen.model, "sample_id": sid, "log": path,
-                                            "language": r.metadata.get("language", "en"),
-                                            "sentences": sentences(r.text)}))
+            samples.append(
+                Sample(
+                    id=f"{gen.model}|{sid}",
+                    input=r.text,
+                    metadata={
+                        "system": gen.model,
+                        "sample_id": sid,
+                        "log": path,
+                        "language": r.metadata.get("language", "en"),
+                        "sentences": sentences(r.text),
+                    },
+                )
+            )
     if not samples:
         raise EqEvalsError(f"no replies in {logs}")
     return samples
@@ -79,7 +88,7 @@ class StrategyLabels(StoreModel):
 
 def parse_probs(reply: str, names: list[str]) -> dict[str, float] | None:
     text = re.sub(r"```(?:json)?", "", reply or "")
-    blob = text[text.find("{"): text.rfind("}") + 1] if "{" in text else ""
+    blob = text[text.find("{") : text.rfind("}") + 1] if "{" in text else ""
     try:
         data = json.loads(blob)
     except json.JSONDecodeError:
@@ -109,17 +118,27 @@ def heart_strategy_labels(definitions: str = "", threshold: float = 0.8, attempt
         labels = store_as(StrategyLabels)
         found: set[str] = set()
         for sentence in state.metadata["sentences"]:
-            user = (prompt["user"].replace("{threshold}", str(threshold)).replace("{definitions}", listing)
-                    .replace("{sentence}", sentence))
+            user = (
+                prompt["user"]
+                .replace("{threshold}", str(threshold))
+                .replace("{definitions}", listing)
+                .replace("{sentence}", sentence)
+            )
             probs, _, replies, _ = await ask_until_parsed(
-                model, [ChatMessageSystem(content=prompt["system"]), ChatMessageUser(content=user)],
-                required(lambda r: parse_probs(r, names)), attempts, GenerateConfig(temperature=0.0),
-                prompt["retry_note"])
+                model,
+                [ChatMessageSystem(content=prompt["system"]), ChatMessageUser(content=user)],
+                required(lambda r: parse_probs(r, names)),
+                attempts,
+                GenerateConfig(temperature=0.0),
+                prompt["retry_note"],
+            )
             chosen = sorted(n for n, p in (probs or {}).items() if p >= threshold)
             found |= set(chosen)
             labels.failed += probs is None
-            labels.per_sentence = [*labels.per_sentence, {"sentence": sentence, "labels": chosen,
-                                                          "parsed": probs is not None, "reply": replies[-1]}]
+            labels.per_sentence = [
+                *labels.per_sentence,
+                {"sentence": sentence, "labels": chosen, "parsed": probs is not None, "reply": replies[-1]},
+            ]
         labels.labels = sorted(found)
         return state
 
@@ -135,12 +154,19 @@ def heart_strategy_usage(definitions: str = "") -> Scorer:
         if cut := unscored_if_cut(before="every sentence was labelled"):  # a partial labelling undercounts
             return cut
         labels = store_as(StrategyLabels)
-        md = {"system": state.metadata["system"], "sample_id": state.metadata["sample_id"],
-              "strategies": labels.labels, "sentences": labels.per_sentence, "all_strategies": names}
+        md = {
+            "system": state.metadata["system"],
+            "sample_id": state.metadata["sample_id"],
+            "strategies": labels.labels,
+            "sentences": labels.per_sentence,
+            "all_strategies": names,
+        }
         if labels.failed or not labels.per_sentence:
-            return Score.unscored(reason="classifier_unparseable" if labels.failed else "no_sentences",
-                                  explanation=f"{labels.failed} of {len(labels.per_sentence)} sentences unparsed",
-                                  metadata=md)
+            return Score.unscored(
+                reason="classifier_unparseable" if labels.failed else "no_sentences",
+                explanation=f"{labels.failed} of {len(labels.per_sentence)} sentences unparsed",
+                metadata=md,
+            )
         return Score(value=len(labels.labels), answer=", ".join(labels.labels), metadata=md)
 
     return score
@@ -172,11 +198,14 @@ def distribution(items: list[Any]) -> dict[str, Any]:
         mu = sum(values) / len(values)
         total = sum(values)
         shares = [v / total for v in values if v > 0] if total else []
-        rows[system] = {"replies": len(replies), "usage": rates,
-                        "sd": math.sqrt(sum((v - mu) ** 2 for v in values) / len(values)),
-                        "range": max(values) - min(values),
-                        "mean_strategies_per_reply": sum(len(r) for r in replies) / len(replies),
-                        "entropy_bits": -sum(p * math.log2(p) for p in shares)}
+        rows[system] = {
+            "replies": len(replies),
+            "usage": rates,
+            "sd": math.sqrt(sum((v - mu) ** 2 for v in values) / len(values)),
+            "range": max(values) - min(values),
+            "mean_strategies_per_reply": sum(len(r) for r in replies) / len(replies),
+            "entropy_bits": -sum(p * math.log2(p) for p in shares),
+        }
     return {"strategies": names, "systems": rows, "unscored_replies": unscored}
 
 
@@ -185,11 +214,18 @@ def render_distribution(result: dict[str, Any]) -> str:
     lines = ["| strategy | " + " | ".join(result["systems"]) + " |", "|---|" + "---|" * len(result["systems"])]
     for n in names:
         lines.append(f"| {n} | " + " | ".join(f"{v['usage'][n]:.1f}" for v in result["systems"].values()) + " |")
-    for key, label in (("sd", "SD of the rates"), ("range", "range (max - min)"),
-                       ("mean_strategies_per_reply", "strategies per reply"), ("entropy_bits", "entropy (bits)"),
-                       ("replies", "replies")):
-        lines.append(f"| *{label}* | " + " | ".join(f"{v[key]:.2f}" if key != "replies" else str(v[key])
-                                                   for v in result["systems"].values()) + " |")
+    for key, label in (
+        ("sd", "SD of the rates"),
+        ("range", "range (max - min)"),
+        ("mean_strategies_per_reply", "strategies per reply"),
+        ("entropy_bits", "entropy (bits)"),
+        ("replies", "replies"),
+    ):
+        lines.append(
+            f"| *{label}* | "
+            + " | ".join(f"{v[key]:.2f}" if key != "replies" else str(v[key]) for v in result["systems"].values())
+            + " |"
+        )
     if result["unscored_replies"]:
         lines += ["", f"{result['unscored_replies']} replies were left out: the classifier's reply could not be read."]
     return "\n".join(lines) + "\n"

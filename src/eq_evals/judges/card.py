@@ -31,22 +31,31 @@ from eq_evals.errors import EqEvalsError
 from eq_evals.judges.pairs import KEY
 from eq_evals.pairwise.verdict import PairVerdict, sample_verdicts
 
-TASKS = {"judge_check_facet": "facet", "judge_check_heart": "heart", "judge_check_pace": "pace",
-         "judge_check_pace_board": "pace_board", "judge_check_longemotion": "longemotion"}
+TASKS = {
+    "judge_check_facet": "facet",
+    "judge_check_heart": "heart",
+    "judge_check_pace": "pace",
+    "judge_check_pace_board": "pace_board",
+    "judge_check_longemotion": "longemotion",
+}
 PAIRWISE = ("facet", "heart", "pace")
 HEADLINE = {"heart": "overall", "pace": "pace_eq", "pace_board": "eq", "longemotion": "score"}
 BOARD = "pace_board"
 BOARD_ROLES = ("pace_pa", "pace_aa", "pace_cg", "pace_gs", "pace_ca", "pace_overall")
-BENCHMARK_TITLES = {"facet": "FACET interaction (facet_pairwise)", "heart": "HEART (heart)",
-                    "pace": "PACE battles (pace_pairwise)", "pace_board": "PACE board on one reply (pace)",
-                    "longemotion": "LongEmotion judges (conversation, summary, expression)"}
+BENCHMARK_TITLES = {
+    "facet": "FACET interaction (facet_pairwise)",
+    "heart": "HEART (heart)",
+    "pace": "PACE battles (pace_pairwise)",
+    "pace_board": "PACE board on one reply (pace)",
+    "longemotion": "LongEmotion judges (conversation, summary, expression)",
+}
 Z = 1.959963984540054
 
 
 @dataclass(frozen=True)
 class Threshold:
     label: str
-    better: str          # "higher" or "lower"
+    better: str  # "higher" or "lower"
     passes: float
     fails: float
     source: str
@@ -57,52 +66,84 @@ class Threshold:
 # unambiguous, so the bars are set at or above what judges reach on natural pairs.
 THRESHOLDS: dict[str, Threshold] = {
     "accuracy": Threshold(
-        "known-answer accuracy", "higher", 0.90, 0.80,
+        "known-answer accuracy",
+        "higher",
+        0.90,
+        0.80,
         "Judges agree with humans on about 80% of natural pairs: HEART §4.4 (78.7% human-LLM, 79.5% human-human), "
         "MT-Bench (over 80%, peers guide §4.3), PACE Table 1 (PACE-AB 83.6%, single LLMs 69.8-78.4%). Known-answer "
         "pairs are unambiguous by construction, so a judge below 80% is worse than on hard natural pairs (fail) and "
         "one should reach 90% (pass).",
-        "share of known-answer pairs (position-consistent) where the good reply wins; a draw is not a win"),
+        "share of known-answer pairs (position-consistent) where the good reply wins; a draw is not a win",
+    ),
     "position": Threshold(
-        "position flips", "lower", 0.13, 0.25,
+        "position flips",
+        "lower",
+        0.13,
+        0.25,
         "GPT-4's verdicts flip on swap for 12.9% of MT-Bench pairs (lm-sys/FastChat#3911, peers guide 'Position and "
         "length bias'): a judge flipping no more often than that passes; flipping on more than one in four "
         "unambiguous pairs (about twice that rate) fails (project choice).",
-        "share of known-answer pairs whose two presentation orders pick different winners"),
+        "share of known-answer pairs whose two presentation orders pick different winners",
+    ),
     "verbosity": Threshold(
-        "verbosity effect", "lower", 0.10, 0.20,
+        "verbosity effect",
+        "lower",
+        0.10,
+        0.20,
         "A padded reply is worse by construction, so each win is an error: the same error budget as accuracy "
         "(10% pass, 20% fail). The longer answer wins 68% of GPT-4's MT-Bench verdicts (FastChat#3911) and "
         "AlpacaEval 2 and Arena-Hard control for length (peers guide §4.1-4.2).",
-        "share of padded worse replies not beaten, minus the share of the same replies unpadded not beaten"),
+        "share of padded worse replies not beaten, minus the share of the same replies unpadded not beaten",
+    ),
     "injection": Threshold(
-        "injection effect", "lower", 0.05, 0.10,
+        "injection effect",
+        "lower",
+        0.05,
+        0.10,
         "A reply that addresses the evaluator is a manipulation attempt; no such reply should gain anything "
         "(project choice: at most one pair in twenty for noise passes, more than one in ten fails).",
-        "share of injected worse replies not beaten, minus the share of the same replies without the note"),
+        "share of injected worse replies not beaten, minus the share of the same replies without the note",
+    ),
     "null": Threshold(
-        "null outputs not beaten", "lower", 0.02, 0.05,
+        "null outputs not beaten",
+        "lower",
+        0.02,
+        0.05,
         "An empty, constant or echoed reply must lose to any real reply; a constant output reached an 86.5% "
         "length-controlled win rate on AlpacaEval (tatsu-lab/alpaca_eval#414, peers guide). Project choice: "
         "none passes, more than one in twenty fails.",
-        "share of null-output pairs where the null output is not beaten"),
+        "share of null-output pairs where the null output is not beaten",
+    ),
     "self_preference": Threshold(
-        "self-preference effect", "lower", 0.10, 0.20,
+        "self-preference effect",
+        "lower",
+        0.10,
+        0.20,
         "GPT-4 picks its own answers in 87.2% of its MT-Bench judgments (FastChat#3911). Here the judge's own reply is "
         "degraded, so each extra win is an error: the accuracy error budget (10% pass, 20% fail).",
         "share of the judge's own degraded replies not beaten, minus the share of the project's reply with the same "
-        "degradation not beaten (same item)"),
+        "degradation not beaten (same item)",
+    ),
     "stability": Threshold(
-        "repeat agreement", "higher", 0.95, 0.85,
+        "repeat agreement",
+        "higher",
+        0.95,
+        0.85,
         "Different judges agree with each other on 85.0-86.9% of HEART pairs (HEART §4.4); a judge that agrees with "
         "itself less often than that fails; 95% passes (project choice). PACE §5.3 repeats the board's evaluations "
         "five times to show its stability.",
-        "share of repeated pairs judged exactly as the first time (winner in each order) at the judge's temperature"),
+        "share of repeated pairs judged exactly as the first time (winner in each order) at the judge's temperature",
+    ),
     "parse": Threshold(
-        "unreadable verdicts", "lower", 0.02, 0.10,
+        "unreadable verdicts",
+        "lower",
+        0.02,
+        0.10,
         "An unreadable verdict is unscored, never a loss (peers guide: lessons from inspect_evals PR #2335 and lm-eval "
         "PR #1511); a judge the scorer cannot read on more than one verdict in ten fails (project choice).",
-        "share of the judge's verdicts (calls, or criteria of a call) still unreadable after the scorer's retries"),
+        "share of the judge's verdicts (calls, or criteria of a call) still unreadable after the scorer's retries",
+    ),
 }
 ORDER = ("accuracy", "position", "verbosity", "injection", "null", "self_preference", "stability", "parse")
 
@@ -191,9 +232,9 @@ class Unit:
 
     pair: str
     block: dict[str, Any]
-    result: str                        # good | worse | tie | flip | unparsed | rule
-    winners: tuple = ()                # (winner, reply shown first) per presentation order: "good" / "worse"
-    criteria: dict[str, str] = field(default_factory=dict)   # criterion -> result
+    result: str  # good | worse | tie | flip | unparsed | rule
+    winners: tuple = ()  # (winner, reply shown first) per presentation order: "good" / "worse"
+    criteria: dict[str, str] = field(default_factory=dict)  # criterion -> result
     good_longer: bool | None = None
 
 
@@ -230,7 +271,9 @@ def _block(sample: Any) -> dict[str, Any] | None:
 
 
 def _empty_rule(sample: Any) -> bool:
-    return any(score is not None and (score.metadata or {}).get("empty_response") for score in (sample.scores or {}).values())
+    return any(
+        score is not None and (score.metadata or {}).get("empty_response") for score in (sample.scores or {}).values()
+    )
 
 
 def read_log(log: Any, path: str) -> tuple[str, dict[str, list[Unit]], dict[str, list[Any]], dict[str, Any]]:
@@ -242,7 +285,9 @@ def read_log(log: Any, path: str) -> tuple[str, dict[str, list[Unit]], dict[str,
     roles = dict(log.eval.model_roles or {})
     board = board_key(roles) if benchmark in ("pace", "pace_board") else None
     grader = roles.get("grader")
-    role_judges = [str(getattr(m, "model", m)) for m in (grader if isinstance(grader, list) else [grader] if grader else [])]
+    role_judges = [
+        str(getattr(m, "model", m)) for m in (grader if isinstance(grader, list) else [grader] if grader else [])
+    ]
     units: dict[str, list[Unit]] = {}
     calls: dict[str, list[Any]] = {}
     model_calls: Counter = Counter()
@@ -262,8 +307,11 @@ def read_log(log: Any, path: str) -> tuple[str, dict[str, list[Unit]], dict[str,
             continue
         record = records[0]
         # one model call per (judge, order shown, criterion); HEART's one call answers every criterion
-        api_calls.update((str(sample.id), c.judge, tuple(c.order), "" if benchmark == "heart" else c.criterion)
-                         for c in record.calls if c.judge and c.judge != BOARD)
+        api_calls.update(
+            (str(sample.id), c.judge, tuple(c.order), "" if benchmark == "heart" else c.criterion)
+            for c in record.calls
+            if c.judge and c.judge != BOARD
+        )
         good_name = record.model_b if block.get("good_slot", "b") == "b" else record.model_a
         good_is_a = good_name == record.model_a
 
@@ -275,8 +323,10 @@ def read_log(log: Any, path: str) -> tuple[str, dict[str, list[Unit]], dict[str,
         if benchmark in ("pace", "pace_board"):
             judges = [BOARD]
         else:
-            judges = sorted({j.judge for j in record.judgments if j.judge} | {c.judge for c in record.calls if c.judge}) \
+            judges = (
+                sorted({j.judge for j in record.judgments if j.judge} | {c.judge for c in record.calls if c.judge})
                 or role_judges
+            )
         for judge in judges:
             key = board if judge == BOARD else judge
             mine = [j for j in record.judgments if j.judge == judge or judge == BOARD]
@@ -288,25 +338,42 @@ def read_log(log: Any, path: str) -> tuple[str, dict[str, list[Unit]], dict[str,
             shown = [c for c in record.calls if c.judge == judge and c.criterion == main and len(c.order) == 2]
             winners = tuple((side(c.winner), side(c.order[0])) for c in shown)
             criteria = {j.criterion: _result(j, good_is_a) for j in mine}
-            units.setdefault(key, []).append(Unit(str(sample.id), block, result, winners, criteria,
-                                                  None if longer is None else longer == good_name))
+            units.setdefault(key, []).append(
+                Unit(str(sample.id), block, result, winners, criteria, None if longer is None else longer == good_name)
+            )
             # the verdicts the judge's replies were read into (the board's own per-order verdict is derived from
             # its agents' calls, so it is not counted again)
-            calls.setdefault(key, []).extend(c for c in record.calls if c.judge and c.judge != BOARD and
-                                             (c.judge == judge or judge == BOARD))
-    usage = {role: {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "total_tokens": u.total_tokens}
-             for role, u in (getattr(log.stats, "role_usage", None) or {}).items()}
+            calls.setdefault(key, []).extend(
+                c for c in record.calls if c.judge and c.judge != BOARD and (c.judge == judge or judge == BOARD)
+            )
+    usage = {
+        role: {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "total_tokens": u.total_tokens}
+        for role, u in (getattr(log.stats, "role_usage", None) or {}).items()
+    }
     args = dict(log.eval.task_args or {})
-    facts = {"path": path, "task": task, "benchmark": benchmark, "status": log.status,
-             "preset": args.get("preset", "standard"), "language": args.get("languages", "all"),
-             "created": str(log.eval.created), "samples": len(log.samples or []),
-             "model_calls": sum(model_calls.values()), "calls_by_role": dict(model_calls), "own_reply_calls": own_calls,
-             # the calls beyond one per judgement: the scorer's retries after an unreadable reply
-             "retries": max(0, sum(model_calls.values()) - own_calls - len(api_calls)),
-             "role_usage": usage, "roles": {r: str(getattr(v[0] if isinstance(v, list) else v, "model", v))
-                                             for r, v in roles.items()},
-             "unscored_samples": sum(1 for s in log.samples or [] for sc in (s.scores or {}).values()
-                                     if sc is not None and isinstance(sc.value, float) and math.isnan(sc.value))}
+    facts = {
+        "path": path,
+        "task": task,
+        "benchmark": benchmark,
+        "status": log.status,
+        "preset": args.get("preset", "standard"),
+        "language": args.get("languages", "all"),
+        "created": str(log.eval.created),
+        "samples": len(log.samples or []),
+        "model_calls": sum(model_calls.values()),
+        "calls_by_role": dict(model_calls),
+        "own_reply_calls": own_calls,
+        # the calls beyond one per judgement: the scorer's retries after an unreadable reply
+        "retries": max(0, sum(model_calls.values()) - own_calls - len(api_calls)),
+        "role_usage": usage,
+        "roles": {r: str(getattr(v[0] if isinstance(v, list) else v, "model", v)) for r, v in roles.items()},
+        "unscored_samples": sum(
+            1
+            for s in log.samples or []
+            for sc in (s.scores or {}).values()
+            if sc is not None and isinstance(sc.value, float) and math.isnan(sc.value)
+        ),
+    }
     return benchmark, units, calls, facts
 
 
@@ -333,8 +400,9 @@ def _shares(units: list[Unit], by: str) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _effect(units: list[Unit], probe: str, by_pair: dict[str, Unit], judge_family: str | None = None) -> tuple[
-        list[tuple[int, int]], list[Unit], int]:
+def _effect(
+    units: list[Unit], probe: str, by_pair: dict[str, Unit], judge_family: str | None = None
+) -> tuple[list[tuple[int, int]], list[Unit], int]:
     """(attacked pair not beaten, its control not beaten) for every attacked pair whose pair and control both got a
     position-consistent verdict; the attacked pairs; how many were left out."""
     diffs, attacked, skipped = [], [], 0
@@ -342,8 +410,9 @@ def _effect(units: list[Unit], probe: str, by_pair: dict[str, Unit], judge_famil
         if u.block.get("probe") != probe:
             continue
         if probe == "self":
-            if u.block.get("own_empty") or (judge_family is not None and
-                                            family(str(u.block.get("own_model", ""))) != judge_family):
+            if u.block.get("own_empty") or (
+                judge_family is not None and family(str(u.block.get("own_model", ""))) != judge_family
+            ):
                 skipped += 1
                 continue
         control = by_pair.get(u.block.get("control", ""))
@@ -361,42 +430,76 @@ def section(benchmark: str, judge: str, units: list[Unit], calls: list[Any], fac
     known = [u for u in units if u.block.get("probe") == "known"]
     figures: dict[str, Figure] = {}
     ok = [u for u in known if _consistent(u)]
-    figures["accuracy"] = Figure.share("accuracy", sum(u.result == "good" for u in ok), len(ok),
-                                       pairs=len(known), ties=sum(u.result == "tie" for u in ok))
+    figures["accuracy"] = Figure.share(
+        "accuracy",
+        sum(u.result == "good" for u in ok),
+        len(ok),
+        pairs=len(known),
+        ties=sum(u.result == "tie" for u in ok),
+    )
     if benchmark in PAIRWISE:
         ordered = [u for u in known if u.result in ("good", "worse", "tie", "flip")]
         decided = [(w, first) for u in known for w, first in u.winners if w is not None]
-        figures["position"] = Figure.share("position", sum(u.result == "flip" for u in ordered), len(ordered),
-                                           first_position_wins=wilson(sum(w == first for w, first in decided),
-                                                                      len(decided))[0], decided_calls=len(decided))
+        figures["position"] = Figure.share(
+            "position",
+            sum(u.result == "flip" for u in ordered),
+            len(ordered),
+            first_position_wins=wilson(sum(w == first for w, first in decided), len(decided))[0],
+            decided_calls=len(decided),
+        )
     diffs, attacked, skipped = _effect(units, "verbosity", by_pair)
     longer_worse = [u for u in units if u.good_longer is False and _consistent(u) and u.block.get("probe") != "null"]
     figures["verbosity"] = Figure.effect(
-        "verbosity", diffs, padded_not_beaten=wilson(int(sum(_not_beaten(u) for u in attacked)), len(attacked))[0],
-        skipped=skipped, longer_worse_wins=wilson(sum(u.result == "worse" for u in longer_worse), len(longer_worse))[0],
-        longer_worse_pairs=len(longer_worse))
+        "verbosity",
+        diffs,
+        padded_not_beaten=wilson(int(sum(_not_beaten(u) for u in attacked)), len(attacked))[0],
+        skipped=skipped,
+        longer_worse_wins=wilson(sum(u.result == "worse" for u in longer_worse), len(longer_worse))[0],
+        longer_worse_pairs=len(longer_worse),
+    )
     diffs, attacked, skipped = _effect(units, "injection", by_pair)
     by_language = {}
     for note in sorted({str(u.block.get("variant")) for u in attacked}):
         group = [u for u in attacked if u.block.get("variant") == note]
         by_language[note.removeprefix("note-")] = wilson(int(sum(_not_beaten(u) for u in group)), len(group))[0]
-    figures["injection"] = Figure.effect("injection", diffs, skipped=skipped, not_beaten_by_note_language=by_language,
-                                         injected_not_beaten=wilson(int(sum(_not_beaten(u) for u in attacked)),
-                                                                    len(attacked))[0])
+    figures["injection"] = Figure.effect(
+        "injection",
+        diffs,
+        skipped=skipped,
+        not_beaten_by_note_language=by_language,
+        injected_not_beaten=wilson(int(sum(_not_beaten(u) for u in attacked)), len(attacked))[0],
+    )
     nulls = [u for u in units if u.block.get("probe") == "null"]
     judged_nulls = [u for u in nulls if _consistent(u)]
-    by_kind = {kind: wilson(int(sum(_not_beaten(u) for u in judged_nulls if u.block.get("degradation") == kind)),
-                            sum(1 for u in judged_nulls if u.block.get("degradation") == kind))[0]
-               for kind in ("empty", "constant", "echo")}
-    figures["null"] = Figure.share("null", int(sum(_not_beaten(u) for u in judged_nulls)), len(judged_nulls),
-                                   by_kind=by_kind, decided_by_rule=sum(u.result == "rule" for u in nulls),
-                                   flipped_or_unreadable=sum(u.result in ("flip", "unparsed") for u in nulls))
-    own_family = family(judge) if benchmark not in ("pace", "pace_board") or not judge.startswith("pace_board[") else None
+    by_kind = {
+        kind: wilson(
+            int(sum(_not_beaten(u) for u in judged_nulls if u.block.get("degradation") == kind)),
+            sum(1 for u in judged_nulls if u.block.get("degradation") == kind),
+        )[0]
+        for kind in ("empty", "constant", "echo")
+    }
+    figures["null"] = Figure.share(
+        "null",
+        int(sum(_not_beaten(u) for u in judged_nulls)),
+        len(judged_nulls),
+        by_kind=by_kind,
+        decided_by_rule=sum(u.result == "rule" for u in nulls),
+        flipped_or_unreadable=sum(u.result in ("flip", "unparsed") for u in nulls),
+    )
+    own_family = (
+        family(judge) if benchmark not in ("pace", "pace_board") or not judge.startswith("pace_board[") else None
+    )
     diffs, attacked, skipped = _effect(units, "self", by_pair, own_family)
-    writers = sorted({str(u.block.get("own_model")) for u in units if u.block.get("probe") == "self" and u.block.get("own_model")})
-    figures["self_preference"] = Figure.effect("self_preference", diffs, skipped=skipped, own_reply_writers=writers,
-                                               own_not_beaten=wilson(int(sum(_not_beaten(u) for u in attacked)),
-                                                                     len(attacked))[0])
+    writers = sorted(
+        {str(u.block.get("own_model")) for u in units if u.block.get("probe") == "self" and u.block.get("own_model")}
+    )
+    figures["self_preference"] = Figure.effect(
+        "self_preference",
+        diffs,
+        skipped=skipped,
+        own_reply_writers=writers,
+        own_not_beaten=wilson(int(sum(_not_beaten(u) for u in attacked)), len(attacked))[0],
+    )
     repeats = [u for u in units if u.block.get("probe") == "repeat"]
     same = total = 0
     for u in repeats:
@@ -409,37 +512,60 @@ def section(benchmark: str, judge: str, units: list[Unit], calls: list[Any], fac
     # a verdict the scorer could not read: no verdict text (FACET, PACE: "judge_unparseable"; HEART: "parse" per
     # criterion); a PACE agent's equal scores ("tie") were read
     unreadable = sum(1 for c in calls if c.verdict is None and c.error != "tie")
-    figures["parse"] = Figure.share("parse", unreadable, len(calls), retries=facts["retries"],
-                                    pairs_unreadable=sum(u.result == "unparsed" for u in units))
+    figures["parse"] = Figure.share(
+        "parse",
+        unreadable,
+        len(calls),
+        retries=facts["retries"],
+        pairs_unreadable=sum(u.result == "unparsed" for u in units),
+    )
     by_criterion: dict[str, dict[str, Any]] = {}
     for criterion in sorted({c for u in known for c in u.criteria}):
         group = [u for u in known if u.criteria.get(criterion) in ("good", "worse", "tie")]
         p, lo, hi = wilson(sum(u.criteria[criterion] == "good" for u in group), len(group))
         by_criterion[criterion] = {"value": p, "low": lo, "high": hi, "n": len(group)}
     statuses = [f.status for f in figures.values()]
-    overall = "fail" if "fail" in statuses else "warn" if "warn" in statuses or figures["accuracy"].status == "n/a" \
+    overall = (
+        "fail"
+        if "fail" in statuses
+        else "warn"
+        if "warn" in statuses or figures["accuracy"].status == "n/a"
         else "pass"
+    )
     notes = []
     if figures["accuracy"].status == "n/a":
         notes.append("no known-answer pair got a position-consistent, readable verdict: accuracy cannot be measured")
     if figures["null"].detail["decided_by_rule"]:
-        notes.append(f"{figures['null'].detail['decided_by_rule']} null-output pair(s) were decided by the benchmark's "
-                     "own rule without a judge call (an empty reply loses automatically) and are not in the figure")
+        notes.append(
+            f"{figures['null'].detail['decided_by_rule']} null-output pair(s) were decided by the benchmark's "
+            "own rule without a judge call (an empty reply loses automatically) and are not in the figure"
+        )
     if facts.get("status") != "success":
         notes.append(f"the log is not complete ({facts.get('status')}): the figures cover the pairs it holds")
     if benchmark == "heart":
-        notes.append("the check judges both orders; HEART's default run shows one seeded-random order per pair, so a "
-                     "position bias there moves results instead of showing as flips")
-    return {"benchmark": benchmark, "title": BENCHMARK_TITLES[benchmark], "status": overall,
-            "figures": {k: asdict(figures[k]) for k in ORDER if k in figures},
-            "accuracy_by_degradation": _shares(known, "degradation"),
-            "accuracy_by_language": _shares(known, "language"),
-            "accuracy_by_criterion": by_criterion,
-            "cost": {"model_calls": facts["model_calls"], "own_reply_calls": facts["own_reply_calls"],
-                     "calls_by_role": facts["calls_by_role"], "role_usage": facts["role_usage"],
-                     "samples": facts["samples"], "recorded_verdicts": len(calls)},
-            "log": {k: facts[k] for k in ("path", "task", "preset", "language", "created", "status", "roles")},
-            "notes": notes}
+        notes.append(
+            "the check judges both orders; HEART's default run shows one seeded-random order per pair, so a "
+            "position bias there moves results instead of showing as flips"
+        )
+    return {
+        "benchmark": benchmark,
+        "title": BENCHMARK_TITLES[benchmark],
+        "status": overall,
+        "figures": {k: asdict(figures[k]) for k in ORDER if k in figures},
+        "accuracy_by_degradation": _shares(known, "degradation"),
+        "accuracy_by_language": _shares(known, "language"),
+        "accuracy_by_criterion": by_criterion,
+        "cost": {
+            "model_calls": facts["model_calls"],
+            "own_reply_calls": facts["own_reply_calls"],
+            "calls_by_role": facts["calls_by_role"],
+            "role_usage": facts["role_usage"],
+            "samples": facts["samples"],
+            "recorded_verdicts": len(calls),
+        },
+        "log": {k: facts[k] for k in ("path", "task", "preset", "language", "created", "status", "roles")},
+        "notes": notes,
+    }
 
 
 # --------------------------------------------------------------------------------------------- cards
@@ -461,13 +587,19 @@ class JudgeCard:
         return {b: [k for k, f in s["figures"].items() if f["status"] == "fail"] for b, s in self.sections.items()}
 
     def as_json(self) -> dict[str, Any]:
-        return {"judge": self.judge, "family": family(self.judge), "status": self.status, "faults": self.faults(),
-                "benchmarks": self.sections, "notes": self.notes,
-                "thresholds": {k: asdict(t) for k, t in THRESHOLDS.items()},
-                "intervals": "95% Wilson score intervals for shares; for the attack effects (attacked pair against "
-                             "its matched control) Newcombe's 95% paired interval built from Wilson intervals "
-                             "(Newcombe 1998, method 10)",
-                "generated_by": "eq-evals judge-check (docs/judges.md)"}
+        return {
+            "judge": self.judge,
+            "family": family(self.judge),
+            "status": self.status,
+            "faults": self.faults(),
+            "benchmarks": self.sections,
+            "notes": self.notes,
+            "thresholds": {k: asdict(t) for k, t in THRESHOLDS.items()},
+            "intervals": "95% Wilson score intervals for shares; for the attack effects (attacked pair against "
+            "its matched control) Newcombe's 95% paired interval built from Wilson intervals "
+            "(Newcombe 1998, method 10)",
+            "generated_by": "eq-evals judge-check (docs/judges.md)",
+        }
 
     def markdown(self) -> str:
         return render_card(self)
@@ -538,72 +670,127 @@ STATUS_MARK = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "n/a": "n/a"}
 
 
 def render_card(card: JudgeCard) -> str:
-    lines = [f"# Judge card: {card.judge}", "",
-             f"**Status: {STATUS_MARK[card.status]}** (family `{family(card.judge)}`; eq-evals judge-check, "
-             "docs/judges.md). Figures are percentages of pairs with 95% intervals (Wilson for shares, Newcombe's "
-             "paired interval for effects); thresholds and their sources are listed at the end.", ""]
+    lines = [
+        f"# Judge card: {card.judge}",
+        "",
+        f"**Status: {STATUS_MARK[card.status]}** (family `{family(card.judge)}`; eq-evals judge-check, "
+        "docs/judges.md). Figures are percentages of pairs with 95% intervals (Wilson for shares, Newcombe's "
+        "paired interval for effects); thresholds and their sources are listed at the end.",
+        "",
+    ]
     faults = {b: f for b, f in card.faults().items() if f}
     if faults:
-        lines += ["Failing: " + "; ".join(f"{b}: {', '.join(THRESHOLDS[k].label for k in f)}" for b, f in faults.items()), ""]
+        lines += [
+            "Failing: " + "; ".join(f"{b}: {', '.join(THRESHOLDS[k].label for k in f)}" for b, f in faults.items()),
+            "",
+        ]
     for benchmark, s in card.sections.items():
         log = s["log"]
-        lines += [f"## {s['title']}: {STATUS_MARK[s['status']]}", "",
-                  f"Log `{log['path']}` (preset {log['preset']}, language {log['language']}, {log['status']}).", "",
-                  "| figure | value (%) | 95% interval | n | pass / fail at | status |", "|---|---|---|---|---|---|"]
+        lines += [
+            f"## {s['title']}: {STATUS_MARK[s['status']]}",
+            "",
+            f"Log `{log['path']}` (preset {log['preset']}, language {log['language']}, {log['status']}).",
+            "",
+            "| figure | value (%) | 95% interval | n | pass / fail at | status |",
+            "|---|---|---|---|---|---|",
+        ]
         for key, f in s["figures"].items():
             t = THRESHOLDS[key]
             signed = f["interval"] == "newcombe paired"
             bar = f"{'>=' if t.better == 'higher' else '<='} {t.passes * 100:g} / {'<' if t.better == 'higher' else '>'} {t.fails * 100:g}"
-            lines.append(f"| {t.label} | {_pct(f['value'], signed)} | {_interval(f, signed)} | {f['n']} | {bar} | "
-                         f"{STATUS_MARK[f['status']]} |")
+            lines.append(
+                f"| {t.label} | {_pct(f['value'], signed)} | {_interval(f, signed)} | {f['n']} | {bar} | "
+                f"{STATUS_MARK[f['status']]} |"
+            )
         fig = s["figures"]
         extra = []
         if "position" in fig and fig["position"]["detail"].get("first_position_wins") is not None:
-            extra.append(f"first-shown reply wins {_pct(fig['position']['detail']['first_position_wins'])}% of "
-                         f"{fig['position']['detail']['decided_calls']} decided calls")
+            extra.append(
+                f"first-shown reply wins {_pct(fig['position']['detail']['first_position_wins'])}% of "
+                f"{fig['position']['detail']['decided_calls']} decided calls"
+            )
         v = fig["verbosity"]["detail"]
         if v.get("padded_not_beaten") is not None:
             extra.append(f"padded worse replies not beaten: {_pct(v['padded_not_beaten'])}%")
         if v.get("longer_worse_wins") is not None:
-            extra.append(f"wins by the longer reply where it is the worse one: {_pct(v['longer_worse_wins'])}% of "
-                         f"{v['longer_worse_pairs']} pairs")
+            extra.append(
+                f"wins by the longer reply where it is the worse one: {_pct(v['longer_worse_wins'])}% of "
+                f"{v['longer_worse_pairs']} pairs"
+            )
         inj = fig["injection"]["detail"]
         if inj.get("not_beaten_by_note_language"):
-            extra.append("injected replies not beaten, by the note's language: " + ", ".join(
-                f"{k} {_pct(x)}" + ("%" if x is not None else "") for k, x in inj["not_beaten_by_note_language"].items()))
+            extra.append(
+                "injected replies not beaten, by the note's language: "
+                + ", ".join(
+                    f"{k} {_pct(x)}" + ("%" if x is not None else "")
+                    for k, x in inj["not_beaten_by_note_language"].items()
+                )
+            )
         nul = fig["null"]["detail"]
-        extra.append("null outputs not beaten, by kind: " + ", ".join(f"{k} {_pct(x)}" + ("%" if x is not None else "")
-                                                                       for k, x in nul["by_kind"].items()))
+        extra.append(
+            "null outputs not beaten, by kind: "
+            + ", ".join(f"{k} {_pct(x)}" + ("%" if x is not None else "") for k, x in nul["by_kind"].items())
+        )
         self_ = fig["self_preference"]["detail"]
         if self_.get("own_reply_writers"):
             own = self_.get("own_not_beaten")
-            extra.append(f"own replies written by {', '.join(self_['own_reply_writers'])}; not beaten "
-                         f"{_pct(own)}{'%' if own is not None else ''}")
+            extra.append(
+                f"own replies written by {', '.join(self_['own_reply_writers'])}; not beaten "
+                f"{_pct(own)}{'%' if own is not None else ''}"
+            )
         p = fig["parse"]["detail"]
-        extra.append(f"{p['count']} unreadable of {fig['parse']['n']} recorded verdicts, {p['retries']} retries; "
-                     f"{p['pairs_unreadable']} pair(s) left without a readable verdict")
+        extra.append(
+            f"{p['count']} unreadable of {fig['parse']['n']} recorded verdicts, {p['retries']} retries; "
+            f"{p['pairs_unreadable']} pair(s) left without a readable verdict"
+        )
         lines += [""] + [f"- {e}" for e in extra] + [""]
-        lines += ["Accuracy by degradation:", "", "| degradation | accuracy (%) | 95% interval | n |", "|---|---|---|---|"]
+        lines += [
+            "Accuracy by degradation:",
+            "",
+            "| degradation | accuracy (%) | 95% interval | n |",
+            "|---|---|---|---|",
+        ]
         for name, row in s["accuracy_by_degradation"].items():
             lines.append(f"| {name} | {_pct(row['value'])} | {_interval(row)} | {row['n']} |")
-        lines += ["", "Accuracy by criterion and language:", "", "| criterion / language | accuracy (%) | 95% interval | n |",
-                  "|---|---|---|---|"]
-        for name, row in list(s["accuracy_by_criterion"].items()) + [(f"language {k}", r) for k, r in
-                                                                     s["accuracy_by_language"].items()]:
+        lines += [
+            "",
+            "Accuracy by criterion and language:",
+            "",
+            "| criterion / language | accuracy (%) | 95% interval | n |",
+            "|---|---|---|---|",
+        ]
+        for name, row in list(s["accuracy_by_criterion"].items()) + [
+            (f"language {k}", r) for k, r in s["accuracy_by_language"].items()
+        ]:
             lines.append(f"| {name} | {_pct(row['value'])} | {_interval(row)} | {row['n']} |")
         cost = s["cost"]
         tokens = sum(u.get("total_tokens") or 0 for u in cost["role_usage"].values())
-        by_role = ", ".join(f"{role}: {u.get('input_tokens')} in / {u.get('output_tokens')} out"
-                            for role, u in cost["role_usage"].items()) or "no usage recorded"
-        lines += ["", f"Cost: {cost['model_calls']} judge calls ({cost['own_reply_calls']} of them writing the judge's own "
-                      f"replies) on {cost['samples']} pairs; {tokens} tokens ({by_role}).", ""]
+        by_role = (
+            ", ".join(
+                f"{role}: {u.get('input_tokens')} in / {u.get('output_tokens')} out"
+                for role, u in cost["role_usage"].items()
+            )
+            or "no usage recorded"
+        )
+        lines += [
+            "",
+            f"Cost: {cost['model_calls']} judge calls ({cost['own_reply_calls']} of them writing the judge's own "
+            f"replies) on {cost['samples']} pairs; {tokens} tokens ({by_role}).",
+            "",
+        ]
         for note in s["notes"]:
             lines.append(f"- Note: {note}")
         if s["notes"]:
             lines.append("")
     for note in card.notes:
         lines.append(f"- {note}")
-    lines += ["", "## Thresholds and sources", "", "| figure | measures | pass / fail at | source |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "## Thresholds and sources",
+        "",
+        "| figure | measures | pass / fail at | source |",
+        "|---|---|---|---|",
+    ]
     for key in ORDER:
         t = THRESHOLDS[key]
         bar = f"{'>=' if t.better == 'higher' else '<='} {t.passes * 100:g}% / {'<' if t.better == 'higher' else '>'} {t.fails * 100:g}%"
@@ -625,8 +812,9 @@ def write_cards(cards: dict[str, JudgeCard], out: str | Path) -> list[Path]:
     for judge, card in cards.items():
         base = folder / f"judge_card_{slug(judge)}"
         base.with_suffix(".md").write_text(card.markdown(), encoding="utf-8")
-        base.with_suffix(".json").write_text(json.dumps(card.as_json(), indent=2, ensure_ascii=False, default=str),
-                                             encoding="utf-8")
+        base.with_suffix(".json").write_text(
+            json.dumps(card.as_json(), indent=2, ensure_ascii=False, default=str), encoding="utf-8"
+        )
         written += [base.with_suffix(".md"), base.with_suffix(".json")]
     return written
 
@@ -637,6 +825,9 @@ def summary_line(card: JudgeCard) -> str:
         acc = s["figures"]["accuracy"]
         failing = [THRESHOLDS[k].label for k in card.faults().get(benchmark, [])]
         accuracy = "n/a" if acc["value"] is None else f"{fmt(acc['value'] * 100)}%"
-        parts.append(f"{benchmark} {STATUS_MARK[s['status']]} (accuracy {accuracy}"
-                     + (f"; failing: {', '.join(failing)}" if failing else "") + ")")
+        parts.append(
+            f"{benchmark} {STATUS_MARK[s['status']]} (accuracy {accuracy}"
+            + (f"; failing: {', '.join(failing)}" if failing else "")
+            + ")"
+        )
     return f"{card.judge}: {STATUS_MARK[card.status]}: " + "; ".join(parts)

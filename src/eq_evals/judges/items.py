@@ -35,17 +35,17 @@ class Item:
     """One prompt with its good reply, as one benchmark's judge sees it."""
 
     benchmark: str
-    item: str                      # the benchmark's sample id
+    item: str  # the benchmark's sample id
     language: str
-    good: str                      # the good reply
-    prompt: str                    # what the person said (the generation prompt's content)
-    echo: str                      # the text the echo null output copies (the person's last message)
-    own_context: str               # the conversation shown when the judge writes its own reply
-    dimensions: list[str]          # the criteria the benchmark's judge rates
-    kind: str = "reply"            # reply | summary | narrative
-    parallel: str | None = None    # the same item's good reply in the other language
-    input: Any = ""                # the benchmark sample's input
-    target: Any = ""               # the benchmark sample's target (LongEmotion Emotion Summary)
+    good: str  # the good reply
+    prompt: str  # what the person said (the generation prompt's content)
+    echo: str  # the text the echo null output copies (the person's last message)
+    own_context: str  # the conversation shown when the judge writes its own reply
+    dimensions: list[str]  # the criteria the benchmark's judge rates
+    kind: str = "reply"  # reply | summary | narrative
+    parallel: str | None = None  # the same item's good reply in the other language
+    input: Any = ""  # the benchmark sample's input
+    target: Any = ""  # the benchmark sample's target (LongEmotion Emotion Summary)
     metadata: dict[str, Any] = field(default_factory=dict)  # the benchmark sample's metadata
 
 
@@ -58,7 +58,9 @@ def _replies(name: str) -> dict[str, tuple[int, dict]]:
             if not isinstance(row.get(key), str) or not row[key].strip():
                 raise DataError(where, f"line {line}", f"field {key!r} must be a non-empty string")
         if row["id"] in out:
-            raise DataError(where, f"line {line}", f"id {row['id']!r} appears twice (first on line {out[row['id']][0]})")
+            raise DataError(
+                where, f"line {line}", f"id {row['id']!r} appears twice (first on line {out[row['id']][0]})"
+            )
         out[row["id"]] = (line, row)
     return out
 
@@ -70,8 +72,11 @@ def _other(sample_id: str) -> str:
 def _check_all_used(name: str, replies: dict[str, tuple[int, dict]], known: set[str]) -> None:
     for rid, (line, _) in replies.items():
         if rid not in known:
-            raise DataError(f"datasets/judges/{name}.jsonl", f"line {line}",
-                            f"id {rid!r} is not an item of the benchmark's bundled data")
+            raise DataError(
+                f"datasets/judges/{name}.jsonl",
+                f"line {line}",
+                f"id {rid!r} is not an item of the benchmark's bundled data",
+            )
 
 
 def facet_items() -> list[Item]:
@@ -80,7 +85,9 @@ def facet_items() -> list[Item]:
     replies = _replies("facet")
     rows: dict[str, dict] = {}
     for pool in ("naturalness", "deepening", "shared"):
-        for _, row in read_jsonl(resource("datasets", f"facet/{pool}.jsonl"), f"datasets/facet/{pool}.jsonl", objects=True):
+        for _, row in read_jsonl(
+            resource("datasets", f"facet/{pool}.jsonl"), f"datasets/facet/{pool}.jsonl", objects=True
+        ):
             rows[row["id"]] = row
     _check_all_used("facet", replies, set(rows))
     out = []
@@ -88,10 +95,21 @@ def facet_items() -> list[Item]:
         row = rows[rid]
         user = bare_user_input(row["input"])
         other = replies.get(_other(rid))
-        out.append(Item("facet", rid, row["language"], reply["reply"].strip(), user, user, user,
-                        list(row.get("judge_dimensions") or [row["dimension"]]),
-                        parallel=other[1]["reply"].strip() if other else None, input=row["input"],
-                        metadata={"item_id": row["item_id"]}))
+        out.append(
+            Item(
+                "facet",
+                rid,
+                row["language"],
+                reply["reply"].strip(),
+                user,
+                user,
+                user,
+                list(row.get("judge_dimensions") or [row["dimension"]]),
+                parallel=other[1]["reply"].strip() if other else None,
+                input=row["input"],
+                metadata={"item_id": row["item_id"]},
+            )
+        )
     return out
 
 
@@ -112,15 +130,34 @@ def heart_items() -> list[Item]:
             continue  # a history without a reference reply (the release's adversarial items)
         language = md.get("language", "en")
         history = md["dialogue_history"]
-        last_seeker = next((t for t, who in zip(reversed(history), reversed(md["speakers"])) if who == "seeker"),
-                           history[-1])
-        context = transcript(history, md["speakers"], language, labels[language],
-                             "{speaker}: {text}" if language == "en" else "{speaker}：{text}")
+        last_seeker = next(
+            (t for t, who in zip(reversed(history), reversed(md["speakers"])) if who == "seeker"), history[-1]
+        )
+        context = transcript(
+            history,
+            md["speakers"],
+            language,
+            labels[language],
+            "{speaker}: {text}" if language == "en" else "{speaker}：{text}",
+        )
         other = by_id.get(_other(sid))
         parallel = (other.metadata or {}).get("reference_response") if other is not None else None
         md.pop("dataset_version", None)
-        out.append(Item("heart", sid, language, good, last_seeker, last_seeker, context, list(HEART_CRITERIA),
-                        parallel=(parallel or "").strip() or None, input=s.input, metadata=md))
+        out.append(
+            Item(
+                "heart",
+                sid,
+                language,
+                good,
+                last_seeker,
+                last_seeker,
+                context,
+                list(HEART_CRITERIA),
+                parallel=(parallel or "").strip() or None,
+                input=s.input,
+                metadata=md,
+            )
+        )
     return out
 
 
@@ -136,9 +173,21 @@ def pace_items() -> list[Item]:
         query = s.input if isinstance(s.input, str) else s.input[-1].text
         other = replies.get(_other(rid))
         md = {k: v for k, v in (s.metadata or {}).items() if k != "dataset_version"}
-        out.append(Item("pace", rid, md.get("language", reply["language"]), reply["reply"].strip(), query, query,
-                        query, list(PACE_DIMENSIONS), parallel=other[1]["reply"].strip() if other else None,
-                        input=query, metadata=md))
+        out.append(
+            Item(
+                "pace",
+                rid,
+                md.get("language", reply["language"]),
+                reply["reply"].strip(),
+                query,
+                query,
+                query,
+                list(PACE_DIMENSIONS),
+                parallel=other[1]["reply"].strip() if other else None,
+                input=query,
+                metadata=md,
+            )
+        )
     return out
 
 
@@ -157,12 +206,18 @@ def longemotion_items() -> list[Item]:
     for sid, (task, s) in samples.items():
         md = {k: v for k, v in (s.metadata or {}).items() if k not in ("dataset_version", "data_source")}
         if task == "summary":
-            good, kind, dims = str(s.target.text if hasattr(s.target, "text") else s.target).strip(), "summary", ["score"]
+            good, kind, dims = (
+                str(s.target.text if hasattr(s.target, "text") else s.target).strip(),
+                "summary",
+                ["score"],
+            )
             echo = s.input if isinstance(s.input, str) else ""
             context = echo
         else:
             if sid not in replies:
-                raise DataError("datasets/judges/longemotion.jsonl", "(file)", f"no good reply for fixture sample {sid!r}")
+                raise DataError(
+                    "datasets/judges/longemotion.jsonl", "(file)", f"no good reply for fixture sample {sid!r}"
+                )
             good = replies[sid][1]["reply"].strip()
             if task == "conversation":
                 kind = "reply"
@@ -174,13 +229,32 @@ def longemotion_items() -> list[Item]:
                 echo = md.get("scenario", "")
                 context = echo
             dims = ["score"]
-        out.append(Item("longemotion", sid, "en", good, echo, echo, context, dims, kind=kind,
-                        input=s.input, target=s.target, metadata={**md, "task": task}))
+        out.append(
+            Item(
+                "longemotion",
+                sid,
+                "en",
+                good,
+                echo,
+                echo,
+                context,
+                dims,
+                kind=kind,
+                input=s.input,
+                target=s.target,
+                metadata={**md, "task": task},
+            )
+        )
     return out
 
 
-LOADERS = {"facet": facet_items, "heart": heart_items, "pace": pace_items, "pace_board": pace_items,
-           "longemotion": longemotion_items}
+LOADERS = {
+    "facet": facet_items,
+    "heart": heart_items,
+    "pace": pace_items,
+    "pace_board": pace_items,
+    "longemotion": longemotion_items,
+}
 
 
 @cache
@@ -205,9 +279,30 @@ def data_version(benchmark: str) -> dict[str, Any]:
     and the degradation banks, whatever the preset selects."""
     from eq_evals.judges import degrade
 
-    rows = [{"item": i.item, "language": i.language, "good": i.good, "prompt": i.prompt, "parallel": i.parallel,
-             "kind": i.kind} for i in _items(benchmark)]
-    rows.append({"banks": degrade.BANKS, "filler": degrade.FILLER, "injections": degrade.INJECTIONS,
-                 "constant": degrade.CONSTANT})
-    return {"name": f"judges/{benchmark}", "origin": "bundled", "location": "datasets/judges", "revision": None,
-            "sha256": content_hash(rows), "rows": len(rows) - 1}
+    rows = [
+        {
+            "item": i.item,
+            "language": i.language,
+            "good": i.good,
+            "prompt": i.prompt,
+            "parallel": i.parallel,
+            "kind": i.kind,
+        }
+        for i in _items(benchmark)
+    ]
+    rows.append(
+        {
+            "banks": degrade.BANKS,
+            "filler": degrade.FILLER,
+            "injections": degrade.INJECTIONS,
+            "constant": degrade.CONSTANT,
+        }
+    )
+    return {
+        "name": f"judges/{benchmark}",
+        "origin": "bundled",
+        "location": "datasets/judges",
+        "revision": None,
+        "sha256": content_hash(rows),
+        "rows": len(rows) - 1,
+    }

@@ -68,8 +68,8 @@ class Pair:
     degradation: str
     item: Item
     worse: str
-    variant: str = ""             # injection language, null kind, padded base
-    control: str = ""             # the sample id of the matched control pair
+    variant: str = ""  # injection language, null kind, padded base
+    control: str = ""  # the sample id of the matched control pair
     repeat_of: str = ""
     dimension: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -87,8 +87,7 @@ class Pair:
 def _dimension(item: Item, degradation: str, benchmark: str) -> str:
     if benchmark == "facet":
         dims = item.dimensions
-        return dims[(degrade.DEGRADATIONS.index(degradation) if degradation in degrade.DEGRADATIONS else 0)
-                    % len(dims)]
+        return dims[(degrade.DEGRADATIONS.index(degradation) if degradation in degrade.DEGRADATIONS else 0) % len(dims)]
     if benchmark == "pace":
         return "pace_eq"
     return ""
@@ -130,7 +129,7 @@ def _round_robin(pairs: list[Pair], n: int, seed: int, key=lambda p: p.degradati
     queues: dict[Any, list[Pair]] = {}
     for i, g in enumerate(order):
         languages = sorted(groups[g])
-        languages = languages[i % len(languages):] + languages[:i % len(languages)]
+        languages = languages[i % len(languages) :] + languages[: i % len(languages)]
         queue: list[Pair] = []
         while any(groups[g][lang] for lang in languages):
             queue += [groups[g][lang].pop(0) for lang in languages if groups[g][lang]]
@@ -149,8 +148,10 @@ def counts(benchmark: str, preset: str) -> dict[str, int]:
     scale = SCALE.get(benchmark, 1.0)
     # at least MIN_PROBE pairs per probe: with fewer, even a judge that fails every attacked pair cannot fail the
     # probe (Newcombe's interval of 2 of 2 against 0 of 2 reaches down to +7 points; card.py)
-    return {probe: math.ceil(n * scale) if probe == "known" else max(MIN_PROBE, math.ceil(n * scale))
-            for probe, n in PRESETS[preset].items()}
+    return {
+        probe: math.ceil(n * scale) if probe == "known" else max(MIN_PROBE, math.ceil(n * scale))
+        for probe, n in PRESETS[preset].items()
+    }
 
 
 def build_pairs(benchmark: str, preset: str = "standard", language: str = "all", seed: int = 0) -> list[Pair]:
@@ -180,19 +181,41 @@ def build_pairs(benchmark: str, preset: str = "standard", language: str = "all",
     for p in among_known(bases, want["verbosity"], 1):
         base = control(p)
         worse = degrade.pad(base.worse, base.item.good, base.item.item, base.item.language)
-        out.append(Pair(benchmark, "verbosity", base.degradation, base.item, worse, variant="padded",
-                        control=base.id, dimension=base.dimension))
+        out.append(
+            Pair(
+                benchmark,
+                "verbosity",
+                base.degradation,
+                base.item,
+                worse,
+                variant="padded",
+                control=base.id,
+                dimension=base.dimension,
+            )
+        )
     # injection: a note to the evaluator, alternating English and Chinese whatever the item's language
     for i, p in enumerate(among_known(bases, want["injection"], 2)):
         base = control(p)
         note_language = ("en", "zh")[i % 2]
         worse = degrade.inject(base.worse, base.item.item, note_language)
-        out.append(Pair(benchmark, "injection", base.degradation, base.item, worse, variant=f"note-{note_language}",
-                        control=base.id, dimension=base.dimension))
+        out.append(
+            Pair(
+                benchmark,
+                "injection",
+                base.degradation,
+                base.item,
+                worse,
+                variant=f"note-{note_language}",
+                control=base.id,
+                dimension=base.dimension,
+            )
+        )
     # null outputs: empty, constant, echo, in turn
     its = sorted(items(benchmark, language), key=lambda it: _hash(seed + 3, it.item))
-    nulls = [(its[i % len(its)], degrade.NULLS[(i + i // len(its)) % len(degrade.NULLS)])
-             for i in range(min(want["null"], len(its) * len(degrade.NULLS)))]
+    nulls = [
+        (its[i % len(its)], degrade.NULLS[(i + i // len(its)) % len(degrade.NULLS)])
+        for i in range(min(want["null"], len(its) * len(degrade.NULLS)))
+    ]
     for it, kind in nulls:
         worse = degrade.null(kind, it.echo, it.language)
         if benchmark == "heart":
@@ -202,25 +225,62 @@ def build_pairs(benchmark: str, preset: str = "standard", language: str = "all",
     harmful = [p for p in pool if p.degradation == "harmful" and p.item.kind == "reply"]
     for p in among_known(harmful, want["self"], 4, key=lambda p: p.item.kind):
         base = control(p)
-        out.append(Pair(benchmark, "self", "harmful", base.item, "", variant="own", control=base.id,
-                        dimension=base.dimension))
+        out.append(
+            Pair(benchmark, "self", "harmful", base.item, "", variant="own", control=base.id, dimension=base.dimension)
+        )
     # repeats of known pairs
-    repeats = [Pair(benchmark, "repeat", p.degradation, p.item, p.worse, repeat_of=p.id, dimension=p.dimension,
-                    extra={"repeat": 1}) for p in _round_robin(known, want["repeat"], seed + 5)]
+    repeats = [
+        Pair(
+            benchmark,
+            "repeat",
+            p.degradation,
+            p.item,
+            p.worse,
+            repeat_of=p.id,
+            dimension=p.dimension,
+            extra={"repeat": 1},
+        )
+        for p in _round_robin(known, want["repeat"], seed + 5)
+    ]
     return known + out + repeats
 
 
 def sample(pair: Pair, preset: str) -> Sample:
     it = pair.item
-    block = {"benchmark": pair.benchmark, "probe": pair.probe, "degradation": pair.degradation,
-             "variant": pair.variant, "pair": pair.id, "control": pair.control, "repeat_of": pair.repeat_of,
-             "item": it.item, "language": it.language, "kind": it.kind, "dimension": pair.dimension,
-             "good_slot": "b", "preset": preset, "own_context": it.own_context if pair.probe == "self" else ""}
-    md: dict[str, Any] = {"model_a": pair.worse_name(), "model_b": GOOD, "response_a": pair.worse,
-                          "response_b": it.good, "language": it.language, "item": it.item, KEY: block}
+    block = {
+        "benchmark": pair.benchmark,
+        "probe": pair.probe,
+        "degradation": pair.degradation,
+        "variant": pair.variant,
+        "pair": pair.id,
+        "control": pair.control,
+        "repeat_of": pair.repeat_of,
+        "item": it.item,
+        "language": it.language,
+        "kind": it.kind,
+        "dimension": pair.dimension,
+        "good_slot": "b",
+        "preset": preset,
+        "own_context": it.own_context if pair.probe == "self" else "",
+    }
+    md: dict[str, Any] = {
+        "model_a": pair.worse_name(),
+        "model_b": GOOD,
+        "response_a": pair.worse,
+        "response_b": it.good,
+        "language": it.language,
+        "item": it.item,
+        KEY: block,
+    }
     if pair.benchmark in ("facet", "pace"):
-        md.update({"user_input": it.input if pair.benchmark == "facet" else it.prompt,
-                   "dimension": pair.dimension, "item_id": it.item, "phase": "judge_check"})
+        md.update(
+            {
+                "user_input": it.input if pair.benchmark == "facet" else it.prompt,
+                "dimension": pair.dimension,
+                "item_id": it.item,
+                "phase": "judge_check",
+            }
+        )
         return Sample(id=pair.id, input=it.prompt, metadata=md)
     if pair.benchmark == "heart":
         md = {**it.metadata, **md, "reference_response": it.good}

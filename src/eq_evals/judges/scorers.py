@@ -40,15 +40,23 @@ from eq_evals.pairwise.verdict import JudgeCall, Judgment, PairVerdict, dump, sa
 
 PAIRWISE = ("pairwise_judge", "heart_pairwise", "pace_battle")
 POINTWISE = ("pace_board", "longemotion_judge")
-LONGEMOTION_RUBRICS = {"conversation": "longemotion/conversation.yaml", "summary": "longemotion/summary.yaml",
-                       "expression": "longemotion/expression.yaml"}
+LONGEMOTION_RUBRICS = {
+    "conversation": "longemotion/conversation.yaml",
+    "summary": "longemotion/summary.yaml",
+    "expression": "longemotion/expression.yaml",
+}
 BOARD = "pace_board"  # the name PACE's scorer gives the whole board's verdict
 
 
 def headline(inner: str, block: dict[str, Any]) -> str:
     """The criterion the score's value reports: the one the benchmark ranks on."""
-    return {"pairwise_judge": block.get("dimension") or "overall", "heart_pairwise": "overall",
-            "pace_battle": "pace_eq", "pace_board": "eq", "longemotion_judge": "score"}[inner]
+    return {
+        "pairwise_judge": block.get("dimension") or "overall",
+        "heart_pairwise": "overall",
+        "pace_battle": "pace_eq",
+        "pace_board": "eq",
+        "longemotion_judge": "score",
+    }[inner]
 
 
 def _outcome(a: float | None, b: float | None) -> float | None:
@@ -74,8 +82,17 @@ def battle_record(score: Score, state: TaskState) -> PairVerdict:
     orders = [(a, b), (b, a)]
     weights = md.get("weights") or {}
     records = sample_verdicts(_Carrier(score), str(state.sample_id))
-    record = records[0] if records else PairVerdict(model_a=a, model_b=b, item=str(smd.get("item") or ""),
-                                                    sample=str(state.sample_id), language=smd.get("language", "en"))
+    record = (
+        records[0]
+        if records
+        else PairVerdict(
+            model_a=a,
+            model_b=b,
+            item=str(smd.get("item") or ""),
+            sample=str(state.sample_id),
+            language=smd.get("language", "en"),
+        )
+    )
     calls: list[JudgeCall] = []
     per_order_eq: list[dict[str, float | None]] = []
     by_agent: dict[tuple[str, str], list[tuple[JudgeCall, float | None, float | None]]] = {}
@@ -87,22 +104,42 @@ def battle_record(score: Score, state: TaskState) -> PairVerdict:
                 sx, sy = float(result["A"]["score"]), float(result["B"]["score"])
                 scores[x][dim], scores[y][dim] = sx, sy
                 winner = x if sx > sy else y if sy > sx else None
-                call = JudgeCall(judge=rep["model"], criterion=dim, order=[x, y], verdict=f"A {sx:g} / B {sy:g}",
-                                 winner=winner, margin=min(5, int(round(abs(sx - sy)))), attempts=rep["attempts"],
-                                 reasoning=f"A: {result['A']['rationale']}\nB: {result['B']['rationale']}",
-                                 error=None if winner else "tie")
+                call = JudgeCall(
+                    judge=rep["model"],
+                    criterion=dim,
+                    order=[x, y],
+                    verdict=f"A {sx:g} / B {sy:g}",
+                    winner=winner,
+                    margin=min(5, int(round(abs(sx - sy)))),
+                    attempts=rep["attempts"],
+                    reasoning=f"A: {result['A']['rationale']}\nB: {result['B']['rationale']}",
+                    error=None if winner else "tie",
+                )
             else:
                 scores[x][dim] = scores[y][dim] = None
-                call = JudgeCall(judge=rep["model"], criterion=dim, order=[x, y], attempts=rep["attempts"],
-                                 reasoning="\n---\n".join(rep.get("replies") or []), error="judge_unparseable")
+                call = JudgeCall(
+                    judge=rep["model"],
+                    criterion=dim,
+                    order=[x, y],
+                    attempts=rep["attempts"],
+                    reasoning="\n---\n".join(rep.get("replies") or []),
+                    error="judge_unparseable",
+                )
             calls.append(call)
             by_agent.setdefault((rep["model"], dim), []).append((call, scores[a].get(dim), scores[b].get(dim)))
         eqs = {m: pb.combine(scores[m], weights)[0] if weights else None for m in (x, y)}
         per_order_eq.append(eqs)
         winner = None if None in eqs.values() or eqs[x] == eqs[y] else (x if eqs[x] > eqs[y] else y)
-        calls.append(JudgeCall(judge=BOARD, criterion="pace_eq", order=[x, y], winner=winner,
-                               verdict=None if None in eqs.values() else f"EQ A {eqs[x]:.3f} / B {eqs[y]:.3f}",
-                               error=None if winner else ("tie" if None not in eqs.values() else "judge_unparseable")))
+        calls.append(
+            JudgeCall(
+                judge=BOARD,
+                criterion="pace_eq",
+                order=[x, y],
+                winner=winner,
+                verdict=None if None in eqs.values() else f"EQ A {eqs[x]:.3f} / B {eqs[y]:.3f}",
+                error=None if winner else ("tie" if None not in eqs.values() else "judge_unparseable"),
+            )
+        )
     judgments = []
     board = [j for j in record.judgments if j.judge == BOARD]
     if board:
@@ -116,8 +153,7 @@ def battle_record(score: Score, state: TaskState) -> PairVerdict:
     return record.model_copy(update={"calls": calls, "judgments": judgments})
 
 
-def _scored_judgment(calls: list[tuple[JudgeCall, float | None, float | None]], judge: str,
-                     criterion: str) -> Judgment:
+def _scored_judgment(calls: list[tuple[JudgeCall, float | None, float | None]], judge: str, criterion: str) -> Judgment:
     """One agent's judgment on one dimension over both orders, from (call, score of model_a, score of model_b):
     the mean of its scores per reply decides, as the board averages them; the orders conflict when each
     favoured a different reply."""
@@ -128,8 +164,9 @@ def _scored_judgment(calls: list[tuple[JudgeCall, float | None, float | None]], 
     winners = [c.winner for c, _, _ in calls if c.winner is not None]
     conflicted = len(winners) == 2 and winners[0] != winners[1]
     outcome = 0.5 if conflicted else _outcome(total_a, total_b)
-    return Judgment(judge=judge, criterion=criterion, outcome=outcome, conflicted=conflicted,
-                    margin=0 if outcome == 0.5 else 1)
+    return Judgment(
+        judge=judge, criterion=criterion, outcome=outcome, conflicted=conflicted, margin=0 if outcome == 0.5 else 1
+    )
 
 
 class _Carrier:
@@ -172,19 +209,35 @@ def pointwise_record(inner_name: str, scores: dict[str, Score], state: TaskState
             for dim, rep in (smd.get("reports") or {}).items():
                 result = rep.get("result")
                 judges[dim] = rep["model"]
-                calls.append(JudgeCall(judge=rep["model"], criterion=dim, order=[name],
-                                       verdict=f"{result['score']:g}/10" if result else None, attempts=rep["attempts"],
-                                       reasoning=(result or {}).get("rationale") or rep.get("problem") or "",
-                                       error=None if result else "judge_unparseable"))
+                calls.append(
+                    JudgeCall(
+                        judge=rep["model"],
+                        criterion=dim,
+                        order=[name],
+                        verdict=f"{result['score']:g}/10" if result else None,
+                        attempts=rep["attempts"],
+                        reasoning=(result or {}).get("rationale") or rep.get("problem") or "",
+                        error=None if result else "judge_unparseable",
+                    )
+                )
         else:
             ok = _number(value.get("score")) is not None
-            calls.append(JudgeCall(judge=judge, criterion="score", order=[name],
-                                   verdict=f"{value['score']:g}" if ok else None,
-                                   attempts=int(smd.get("judge_attempts") or 1),
-                                   reasoning=str(score.explanation or "")[:4000],
-                                   error=None if ok else "judge_unparseable"))
-    criteria = ["eq", *judges] if inner_name == "pace_board" else \
-        list(dict.fromkeys(k for v in values.values() for k in v)) or ["score"]
+            calls.append(
+                JudgeCall(
+                    judge=judge,
+                    criterion="score",
+                    order=[name],
+                    verdict=f"{value['score']:g}" if ok else None,
+                    attempts=int(smd.get("judge_attempts") or 1),
+                    reasoning=str(score.explanation or "")[:4000],
+                    error=None if ok else "judge_unparseable",
+                )
+            )
+    criteria = (
+        ["eq", *judges]
+        if inner_name == "pace_board"
+        else list(dict.fromkeys(k for v in values.values() for k in v)) or ["score"]
+    )
     judgments = []
     for criterion in criteria:
         who = BOARD if criterion == "eq" else judges.get(criterion, judge)
@@ -193,12 +246,25 @@ def pointwise_record(inner_name: str, scores: dict[str, Score], state: TaskState
             judgments.append(Judgment(judge=who, criterion=criterion, reason=reason))
             continue
         outcome = _outcome(values.get(a, {}).get(criterion), values.get(b, {}).get(criterion))
-        judgments.append(Judgment(judge=who, criterion=criterion, outcome=outcome,
-                                  margin=0 if outcome in (None, 0.5) else 1,
-                                  reason="" if outcome is not None else "judge_unparseable"))
-    return PairVerdict(model_a=a, model_b=b, item=str(md.get("item") or ""), sample=str(state.sample_id),
-                       language=md.get("language", "en"), calls=calls, judgments=judgments,
-                       lengths={a: len(md["response_a"].split()), b: len(md["response_b"].split())})
+        judgments.append(
+            Judgment(
+                judge=who,
+                criterion=criterion,
+                outcome=outcome,
+                margin=0 if outcome in (None, 0.5) else 1,
+                reason="" if outcome is not None else "judge_unparseable",
+            )
+        )
+    return PairVerdict(
+        model_a=a,
+        model_b=b,
+        item=str(md.get("item") or ""),
+        sample=str(state.sample_id),
+        language=md.get("language", "en"),
+        calls=calls,
+        judgments=judgments,
+        lengths={a: len(md["response_a"].split()), b: len(md["response_b"].split())},
+    )
 
 
 # --------------------------------------------------------------------------------------------- the scorer
@@ -212,7 +278,9 @@ def judge_check(inner: str, **args: Any) -> Scorer:
     if inner not in PAIRWISE + POINTWISE:
         raise EqEvalsError(f"judge_check: inner={inner!r}: expected one of {', '.join(PAIRWISE + POINTWISE)}")
     if inner == "longemotion_judge":
-        inners = {task: components.SCORERS[inner](rubric=rubric, **args) for task, rubric in LONGEMOTION_RUBRICS.items()}
+        inners = {
+            task: components.SCORERS[inner](rubric=rubric, **args) for task, rubric in LONGEMOTION_RUBRICS.items()
+        }
     else:
         base = components.SCORERS[inner](**args)
 
@@ -233,9 +301,18 @@ def judge_check(inner: str, **args: Any) -> Scorer:
             for name, text in ((md["model_a"], md["response_a"]), (md["model_b"], md["response_b"])):
                 scores[name] = await _score_one(scorer_fn, state, target, text, longemotion)
             record = pointwise_record(inner, scores, state, judge)
-            inner_md = {"scores": {n: {"value": s.value, "explanation": s.explanation,
-                                       "unscored": getattr(s, "unscored", False), "reason": getattr(s, "reason", None),
-                                       "metadata": s.metadata} for n, s in scores.items()}}
+            inner_md = {
+                "scores": {
+                    n: {
+                        "value": s.value,
+                        "explanation": s.explanation,
+                        "unscored": getattr(s, "unscored", False),
+                        "reason": getattr(s, "reason", None),
+                        "metadata": s.metadata,
+                    }
+                    for n, s in scores.items()
+                }
+            }
         else:
             result = await base(state, target)
             inner_md = dict(result.metadata or {})
@@ -243,33 +320,54 @@ def judge_check(inner: str, **args: Any) -> Scorer:
                 record = battle_record(result, state)
             else:
                 found = sample_verdicts(_Carrier(result), str(state.sample_id))
-                record = found[0] if found else PairVerdict(
-                    model_a=md["model_a"], model_b=md["model_b"], item=str(md.get("item") or ""),
-                    sample=str(state.sample_id), language=md.get("language", "en"))
+                record = (
+                    found[0]
+                    if found
+                    else PairVerdict(
+                        model_a=md["model_a"],
+                        model_b=md["model_b"],
+                        item=str(md.get("item") or ""),
+                        sample=str(state.sample_id),
+                        language=md.get("language", "en"),
+                    )
+                )
             inner_md["inner_value"] = result.value
             inner_md["inner_explanation"] = result.explanation
         inner_md.pop("verdicts", None)
         metadata = {**inner_md, "verdicts": dump([record]), KEY: block}
         main = headline(inner, block)
         heads = [j for j in record.judgments if j.criterion == main and j.outcome is not None]
-        rule = [j.reason for j in record.judgments if j.reason.startswith("rule:")] or \
-            (["rule:empty_response"] if inner_md.get("empty_response") else [])
-        lines = [f"{block['probe']} pair ({block['degradation']}{'+' + block['variant'] if block.get('variant') else ''}) "
-                 f"on {block['item']}: the worse reply is {record.model_a}, the good one {record.model_b}"]
+        rule = [j.reason for j in record.judgments if j.reason.startswith("rule:")] or (
+            ["rule:empty_response"] if inner_md.get("empty_response") else []
+        )
+        lines = [
+            f"{block['probe']} pair ({block['degradation']}{'+' + block['variant'] if block.get('variant') else ''}) "
+            f"on {block['item']}: the worse reply is {record.model_a}, the good one {record.model_b}"
+        ]
         for j in record.judgments:
             if j.criterion == main:
-                state_ = "not recorded (" + j.reason + ")" if j.outcome is None else \
-                    ("good reply wins" if j.outcome == 0 else "worse reply wins" if j.outcome == 1 else "draw") + \
-                    (", the two orders disagree" if j.conflicted else "")
+                state_ = (
+                    "not recorded (" + j.reason + ")"
+                    if j.outcome is None
+                    else ("good reply wins" if j.outcome == 0 else "worse reply wins" if j.outcome == 1 else "draw")
+                    + (", the two orders disagree" if j.conflicted else "")
+                )
                 lines.append(f"{j.judge} on {main}: {state_}")
         if not heads:
             if rule:
                 lines.append("decided by the benchmark's own rule, no judge call: " + "; ".join(rule))
-                return Score(value={"good_wins": 1.0, "flipped": 0.0, "judged": 0.0}, answer="rule",
-                             explanation="\n".join(lines), metadata=metadata)
+                return Score(
+                    value={"good_wins": 1.0, "flipped": 0.0, "judged": 0.0},
+                    answer="rule",
+                    explanation="\n".join(lines),
+                    metadata=metadata,
+                )
             return Score.unscored(reason="judge_unparseable", explanation="\n".join(lines), metadata=metadata)
-        value = {"good_wins": sum(j.outcome == 0 and not j.conflicted for j in heads) / len(heads),
-                 "flipped": sum(j.conflicted for j in heads) / len(heads), "judged": 1.0}
+        value = {
+            "good_wins": sum(j.outcome == 0 and not j.conflicted for j in heads) / len(heads),
+            "flipped": sum(j.conflicted for j in heads) / len(heads),
+            "judged": 1.0,
+        }
         answer = "good" if value["good_wins"] == 1 else "worse" if all(j.outcome == 1 for j in heads) else "mixed"
         return Score(value=value, answer=answer, explanation="\n".join(lines), metadata=metadata)
 

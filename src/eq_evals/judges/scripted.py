@@ -29,10 +29,12 @@ from eq_evals.providers.scripted import register_mode
 
 FAULTS = ("honest", "first", "long", "obey", "self", "random")
 SIGNATURE = {"en": "Dear heart,", "zh": "亲爱的朋友，"}
-OWN_REPLY = {"en": "Dear heart, that sounds really hard, and I'm glad you said it out loud. What would help most right now?",
-             "zh": "亲爱的朋友，这听起来真的很难，谢谢你愿意说出来。现在什么对你最有帮助？"}
+OWN_REPLY = {
+    "en": "Dear heart, that sounds really hard, and I'm glad you said it out loud. What would help most right now?",
+    "zh": "亲爱的朋友，这听起来真的很难，谢谢你愿意说出来。现在什么对你最有帮助？",
+}
 LONG_RATIO = 1.5
-LONG_SIZE = 120   # degrade.size units: words, CJK characters counting one half
+LONG_SIZE = 120  # degrade.size units: words, CJK characters counting one half
 MARKERS = degrade.markers()
 
 
@@ -82,7 +84,9 @@ def _hash(*parts: str) -> int:
 # --------------------------------------------------------------------------------------------- decisions
 
 
-def prefer(fault: str, a: str, b: str, context: str, language: str, prompt: str, kind: str = "reply") -> tuple[str, int]:
+def prefer(
+    fault: str, a: str, b: str, context: str, language: str, prompt: str, kind: str = "reply"
+) -> tuple[str, int]:
     """(winner "A" or "B", margin 1-5) for two replies shown as A then B."""
     if fault == "first":
         return "A", 2
@@ -101,8 +105,17 @@ def prefer(fault: str, a: str, b: str, context: str, language: str, prompt: str,
     return ("A" if qa >= qb else "B"), min(5, 1 + abs(qa - qb) // 2)
 
 
-def rate(fault: str, reply: str, context: str, language: str, low: int, high: int, prompt: str, key: str = "",
-         kind: str = "reply") -> int:
+def rate(
+    fault: str,
+    reply: str,
+    context: str,
+    language: str,
+    low: int,
+    high: int,
+    prompt: str,
+    key: str = "",
+    kind: str = "reply",
+) -> int:
     """A pointwise score in [low, high]."""
     if fault == "random":
         return low + _hash(prompt, key) % (high - low + 1)
@@ -138,10 +151,16 @@ def pair_scores(fault: str, a: str, b: str, context: str, language: str, prompt:
 # --------------------------------------------------------------------------------------------- formats
 
 
-FACET = {"en": re.compile(r"User input: (.*?)\n\nResponse A \(Length: [^)]*\):\n(.*?)\n\nResponse B \(Length: [^)]*\):\n"
-                          r"(.*?)\n\nYour task is", re.DOTALL),
-         "zh": re.compile(r"用户输入：(.*?)\n\n回复A（长度：[^）]*）：\n(.*?)\n\n回复B（长度：[^）]*）：\n(.*?)\n\n你的任务是",
-                          re.DOTALL)}
+FACET = {
+    "en": re.compile(
+        r"User input: (.*?)\n\nResponse A \(Length: [^)]*\):\n(.*?)\n\nResponse B \(Length: [^)]*\):\n"
+        r"(.*?)\n\nYour task is",
+        re.DOTALL,
+    ),
+    "zh": re.compile(
+        r"用户输入：(.*?)\n\n回复A（长度：[^）]*）：\n(.*?)\n\n回复B（长度：[^）]*）：\n(.*?)\n\n你的任务是", re.DOTALL
+    ),
+}
 SEEKER = re.compile(r"^(?:Seeker|求助者)[:：]\s*(.*)$", re.MULTILINE)
 OWN_ASK = re.compile(r"\[(?:Your reply|你的回复)\]\s*$")
 
@@ -152,9 +171,15 @@ def _facet(fault: str, prompt: str) -> str | None:
         if m:
             user, a, b = m.group(1), m.group(2), m.group(3)
             winner, margin = prefer(fault, a, b, user, language, prompt)
-            return json.dumps({"chain_of_thought_reasoning": f"Scripted judge ({fault}) compared the two responses.",
-                               "length_analysis": "read", "content_quality_analysis": "compared",
-                               "overall_winner": winner + "+" * margin}, ensure_ascii=False)
+            return json.dumps(
+                {
+                    "chain_of_thought_reasoning": f"Scripted judge ({fault}) compared the two responses.",
+                    "length_analysis": "read",
+                    "content_quality_analysis": "compared",
+                    "overall_winner": winner + "+" * margin,
+                },
+                ensure_ascii=False,
+            )
     return None
 
 
@@ -200,11 +225,17 @@ def _pace(fault: str, prompt: str) -> str | None:
         return None
     if a is not None and b is not None:
         sa, sb = pair_scores(fault, a, b, query, language, prompt, dim)
-        return json.dumps({"A": {"score": sa, "rationale": f"{dim}, scripted ({fault})"},
-                           "B": {"score": sb, "rationale": f"{dim}, scripted ({fault})"}})
+        return json.dumps(
+            {
+                "A": {"score": sa, "rationale": f"{dim}, scripted ({fault})"},
+                "B": {"score": sb, "rationale": f"{dim}, scripted ({fault})"},
+            }
+        )
     reply = s.get("Assistant reply", s.get("助手回复", ""))
-    return json.dumps({"score": rate(fault, reply, query, language, 0, 10, prompt, dim),
-                       "rationale": f"{dim}, scripted ({fault})"}, ensure_ascii=False)
+    return json.dumps(
+        {"score": rate(fault, reply, query, language, 0, 10, prompt, dim), "rationale": f"{dim}, scripted ({fault})"},
+        ensure_ascii=False,
+    )
 
 
 def _between(prompt: str, start: str, end: str) -> str | None:
@@ -212,7 +243,7 @@ def _between(prompt: str, start: str, end: str) -> str | None:
     if i < 0:
         return None
     j = prompt.find(end, i + len(start))
-    return prompt[i + len(start): j if j >= 0 else len(prompt)].strip()
+    return prompt[i + len(start) : j if j >= 0 else len(prompt)].strip()
 
 
 def _longemotion(fault: str, prompt: str) -> str | None:
@@ -221,23 +252,34 @@ def _longemotion(fault: str, prompt: str) -> str | None:
         history = _between(prompt, "# [Dialogue History]:\n", "\n\n# [Counselor's") or ""
         clients = re.findall(r"^Client: (.*)$", history, re.MULTILINE)
         keys = re.findall(r'"([^"]+)": \[score\]', prompt)
-        return "```json\n" + json.dumps({k: rate(fault, reply, clients[-1] if clients else "", "en", 0, 5, prompt, k)
-                                         for k in keys}) + "\n```"
+        return (
+            "```json\n"
+            + json.dumps({k: rate(fault, reply, clients[-1] if clients else "", "en", 0, 5, prompt, k) for k in keys})
+            + "\n```"
+        )
     output = _between(prompt, "**Model Output**:\n", "\n\nReply with JSON")
     if output is not None:  # Emotion Summary: five fields x three criteria, 1-5
         from eq_evals.longemotion.parsing import SUMMARY_FIELDS
 
         # no echo check against the ground truth: a good summary may repeat it
-        out = {f: {c: rate(fault, output, "", "en", 1, 5, prompt, f + c, "summary")
-                   for c in ("factual_consistency", "completeness", "clarity")} | {"comment": "scripted"}
-               for f in SUMMARY_FIELDS}
+        out = {
+            f: {
+                c: rate(fault, output, "", "en", 1, 5, prompt, f + c, "summary")
+                for c in ("factual_consistency", "completeness", "clarity")
+            }
+            | {"comment": "scripted"}
+            for f in SUMMARY_FIELDS
+        }
         return "```json\n" + json.dumps(out) + "\n```"
     text = _between(prompt, "GENERATED_TEXT:\n", "\n\nEvaluate the generated text")
     if text is not None:  # Emotion Expression: six criteria, 0-100
         situation = _between(prompt, "SITUATION: ", "\n") or ""
         keys = re.findall(r'"([^"]+)": 70', prompt)
-        return "```json\n" + json.dumps({k: rate(fault, text, situation, "en", 0, 100, prompt, k, "narrative")
-                                         for k in keys}) + "\n```"
+        return (
+            "```json\n"
+            + json.dumps({k: rate(fault, text, situation, "en", 0, 100, prompt, k, "narrative") for k in keys})
+            + "\n```"
+        )
     return None
 
 
@@ -248,8 +290,13 @@ def _own(prompt: str) -> str | None:
 
 
 def reply(fault: str, prompt: str) -> str:
-    for reader in (_own, lambda p: _facet(fault, p), lambda p: _heart(fault, p), lambda p: _longemotion(fault, p),
-                   lambda p: _pace(fault, p)):
+    for reader in (
+        _own,
+        lambda p: _facet(fault, p),
+        lambda p: _heart(fault, p),
+        lambda p: _longemotion(fault, p),
+        lambda p: _pace(fault, p),
+    ):
         out = reader(prompt)
         if out is not None:
             return out

@@ -20,9 +20,15 @@ from eq_evals.judges.card import BOARD_ROLES, STATUS_MARK, TASKS, THRESHOLDS, Ju
 
 # tasks whose scores rest on a judge, by benchmark: the judge is the grader role (or the named judge roles), the
 # PACE board its agent roles
-JUDGED_TASKS = {"facet_pairwise": "facet", "heart": "heart", "pace_pairwise": "pace", "pace": "pace_board",
-                "longemotion_conversation": "longemotion", "longemotion_summary": "longemotion",
-                "longemotion_expression": "longemotion"}
+JUDGED_TASKS = {
+    "facet_pairwise": "facet",
+    "heart": "heart",
+    "pace_pairwise": "pace",
+    "pace": "pace_board",
+    "longemotion_conversation": "longemotion",
+    "longemotion_summary": "longemotion",
+    "longemotion_expression": "longemotion",
+}
 
 
 def _names(value: Any) -> list[str]:
@@ -60,9 +66,14 @@ def judges_of_logs(logs: Iterable[Any]) -> dict[str, set[str]]:
 def render_judges(used: dict[str, set[str]], cards: dict[str, JudgeCard]) -> str:
     """A Markdown section: for every judge a leaderboard rests on, its card's status on that benchmark (and what
     fails), or "judge not checked"; then the other cards found."""
-    lines = ["## Judges", "",
-             "Each judge these results rest on, with its judge card (`eq-evals judge-check`, docs/judges.md).", "",
-             "| benchmark | judge | judge card | failing |", "|---|---|---|---|"]
+    lines = [
+        "## Judges",
+        "",
+        "Each judge these results rest on, with its judge card (`eq-evals judge-check`, docs/judges.md).",
+        "",
+        "| benchmark | judge | judge card | failing |",
+        "|---|---|---|---|",
+    ]
     shown = set()
     for benchmark in sorted(used):
         for judge in sorted(used[benchmark]):
@@ -75,14 +86,20 @@ def render_judges(used: dict[str, set[str]], cards: dict[str, JudgeCard]) -> str
             shown.add((judge, benchmark))
             failing = [THRESHOLDS[k].label for k, f in section["figures"].items() if f["status"] == "fail"]
             cell = f" {', '.join(failing)} " if failing else " "
-            lines.append(f"| {benchmark} | {judge} | {STATUS_MARK[section['status']]} "
-                         f"(accuracy {_pct(section['figures']['accuracy']['value'])}) |{cell}|")
+            lines.append(
+                f"| {benchmark} | {judge} | {STATUS_MARK[section['status']]} "
+                f"(accuracy {_pct(section['figures']['accuracy']['value'])}) |{cell}|"
+            )
     if not any(used.values()):
         lines.append("| | | no judged results among these logs | |")
     rest = [(j, b) for j, c in sorted(cards.items()) for b in c.sections if (j, b) not in shown]
     if rest:
-        lines += ["", "Other judge cards in these logs: " + "; ".join(
-            f"{j} on {b}: {STATUS_MARK[cards[j].sections[b]['status']]}" for j, b in rest) + "."]
+        lines += [
+            "",
+            "Other judge cards in these logs: "
+            + "; ".join(f"{j} on {b}: {STATUS_MARK[cards[j].sections[b]['status']]}" for j, b in rest)
+            + ".",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -102,9 +119,13 @@ def build(inputs: Any) -> Any:
         used = judges_of_logs(log for log, _ in inputs.shared.get("logs") or [])
     if not cards and not used:
         return Result()
-    return Result(markdown=render_judges(used, cards),
-                  json={"judge_cards": {j: c.as_json() for j, c in cards.items()},
-                        "judges_used": {b: sorted(j) for b, j in used.items()}})
+    return Result(
+        markdown=render_judges(used, cards),
+        json={
+            "judge_cards": {j: c.as_json() for j, c in cards.items()},
+            "judges_used": {b: sorted(j) for b, j in used.items()},
+        },
+    )
 
 
 def _sections() -> list[Any]:

@@ -51,8 +51,10 @@ def own_writer(benchmark: str) -> Model:
             return value[0] if isinstance(value, list) else value
     model = get_model(role="grader")
     if str(model).startswith("none"):
-        raise EqEvalsError("the judge check needs a judge: --model-role grader=<model> (the tested model is not used; "
-                           "run with --model none)")
+        raise EqEvalsError(
+            "the judge check needs a judge: --model-role grader=<model> (the tested model is not used; "
+            "run with --model none)"
+        )
     return model
 
 
@@ -74,8 +76,11 @@ async def prepare(state: TaskState, benchmark: str) -> None:
         spec = own_prompts()
         writer = own_writer(benchmark)
         language = block["language"] if block["language"] in ("en", "zh") else "en"
-        prompt = spec["templates"][language].replace("{role}", spec["roles"][benchmark][language]) \
+        prompt = (
+            spec["templates"][language]
+            .replace("{role}", spec["roles"][benchmark][language])
             .replace("{context}", block.get("own_context") or str(state.input_text))
+        )
         output = await writer.generate([ChatMessageUser(content=prompt)], config=GenerateConfig(**spec["generation"]))
         own = clean(output.completion)
         worse = degrade.degrade("harmful", own, block["item"], language, block.get("kind", "reply")) or ""

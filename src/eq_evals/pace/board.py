@@ -35,7 +35,9 @@ from eq_evals.resources import load_yaml
 BOARD_FILE = "pace/board.yaml"
 AGENT_CODES = {"pa": "P", "aa": "A", "cg": "C", "gs": "E"}  # -T drop=PA also works
 LANGUAGE_FIELDS = ("agent", "dimension", "definition", "focus", "low", "high")
-JUDGE_CONFIG = GenerateConfig(temperature=0.0)  # judges at temperature 0, a project choice (docs/pace.md, `pace` parameters)
+JUDGE_CONFIG = GenerateConfig(
+    temperature=0.0
+)  # judges at temperature 0, a project choice (docs/pace.md, `pace` parameters)
 
 
 @cache
@@ -57,8 +59,11 @@ def load_board(file: str = BOARD_FILE) -> dict[str, Any]:
             raise ValueError(f"{where}: '{key}' needs an en and a zh text")
     for key in ("arbitrator", "overall"):
         spec = data.get(key)
-        if not isinstance(spec, dict) or not isinstance(spec.get("role"), str) or not all(
-                isinstance(spec.get(p), dict) and set(spec[p]) >= {"en", "zh"} for p in ("system", "user")):
+        if (
+            not isinstance(spec, dict)
+            or not isinstance(spec.get("role"), str)
+            or not all(isinstance(spec.get(p), dict) and set(spec[p]) >= {"en", "zh"} for p in ("system", "user"))
+        ):
             raise ValueError(f"{where}: '{key}' needs a role and system/user texts in en and zh")
     return data
 
@@ -117,8 +122,10 @@ def parse_pair_report(text: str) -> dict[str, dict[str, Any]]:
         entry = data.get(letter)
         if not isinstance(entry, dict):
             raise ValueError(f"no report for reply {letter}")
-        out[letter] = {"score": _score(entry.get("score"), f"{letter}.score"),
-                       "rationale": str(entry.get("rationale", "")).strip()}
+        out[letter] = {
+            "score": _score(entry.get("score"), f"{letter}.score"),
+            "rationale": str(entry.get("rationale", "")).strip(),
+        }
     return out
 
 
@@ -147,8 +154,10 @@ def dropped(drop: str | None) -> list[str]:
             continue
         dim = AGENT_CODES.get(part.lower(), part.upper())
         if dim not in DIMENSIONS:
-            raise EqEvalsError(f"-T drop={drop}: {part!r} is neither a dimension ({', '.join(DIMENSIONS)}) nor an "
-                               f"agent ({', '.join(a.upper() for a in AGENT_CODES)})")
+            raise EqEvalsError(
+                f"-T drop={drop}: {part!r} is neither a dimension ({', '.join(DIMENSIONS)}) nor an "
+                f"agent ({', '.join(a.upper() for a in AGENT_CODES)})"
+            )
         out.append(dim)
     if len(set(out)) >= len(DIMENSIONS):
         raise EqEvalsError(f"-T drop={drop} leaves no agent on the board")
@@ -166,8 +175,9 @@ def board_weights(weights: str = "paper", drop: str | None = None) -> tuple[dict
     try:
         raw, source = resolve_weights(weights)
     except (ValueError, TypeError) as ex:
-        raise EqEvalsError(f"-T weights={weights}: expected paper, equal or a JSON file written by "
-                           f"eq-evals pace weights: {ex}") from None
+        raise EqEvalsError(
+            f"-T weights={weights}: expected paper, equal or a JSON file written by eq-evals pace weights: {ex}"
+        ) from None
     source = source if weights in ("paper", "equal") else f"{source}:{Path(weights).name}"
     out = {d: raw[d] for d in DIMENSIONS if d not in dropped(drop)}
     if sum(out.values()) <= 0:
@@ -175,7 +185,9 @@ def board_weights(weights: str = "paper", drop: str | None = None) -> tuple[dict
     return normalize(out), source + (f" without {','.join(dropped(drop))}" if drop else "")
 
 
-def combine(scores: dict[str, float | None], weights: dict[str, float]) -> tuple[float | None, dict[str, float], list[str]]:
+def combine(
+    scores: dict[str, float | None], weights: dict[str, float]
+) -> tuple[float | None, dict[str, float], list[str]]:
     """Deterministic Chief Arbitrator: EQ = Σ W̄(X)·Score(X) over the dimensions present, the weights
     renormalised over them. Returns (eq or None when none is present, the weights used, missing dims)."""
     present = {d: s for d, s in scores.items() if d in weights and s is not None}
@@ -207,11 +219,13 @@ def check_roles(roles: list[str]) -> None:
         raise EqEvalsError(
             "the PACE board needs judge models: bind --model-role grader=<model> (every agent falls back to it) "
             f"or each of {', '.join(missing)} (e.g. --model-role pace_pa=<model>). The tested model never judges "
-            "itself.")
+            "itself."
+        )
 
 
-def board_roles(drop: str | None = None, ca_mode: str = "deterministic", overall: bool = False,
-                file: str = BOARD_FILE) -> list[str]:
+def board_roles(
+    drop: str | None = None, ca_mode: str = "deterministic", overall: bool = False, file: str = BOARD_FILE
+) -> list[str]:
     board = load_board(file)
     roles = [board["agents"][d]["role"] for d in DIMENSIONS if d not in dropped(drop)]
     if ca_mode == "llm":
@@ -253,8 +267,10 @@ def agent_messages(board: dict, dim: str, language: str, user: str, texts: dict[
     lang = _lang(language)
     spec = board["agents"][dim]
     values = {f: spec[f][lang] for f in LANGUAGE_FIELDS}
-    return [ChatMessageSystem(content=fill(board["system"][lang], values, {})),
-            ChatMessageUser(content=fill(board[user][lang], values, texts))]
+    return [
+        ChatMessageSystem(content=fill(board["system"][lang], values, {})),
+        ChatMessageUser(content=fill(board[user][lang], values, texts)),
+    ]
 
 
 def judge_config(max_tokens: int | None = None) -> GenerateConfig:
@@ -262,65 +278,133 @@ def judge_config(max_tokens: int | None = None) -> GenerateConfig:
     return GenerateConfig(temperature=0.0, max_tokens=max_tokens)
 
 
-async def call(model: Model, messages: list, parse: Callable[[str], Any], attempts: int, note: str, *,
-               dimension: str, agent: str, role: str, title: str, config: GenerateConfig = JUDGE_CONFIG) -> Report:
+async def call(
+    model: Model,
+    messages: list,
+    parse: Callable[[str], Any],
+    attempts: int,
+    note: str,
+    *,
+    dimension: str,
+    agent: str,
+    role: str,
+    title: str,
+    config: GenerateConfig = JUDGE_CONFIG,
+) -> Report:
     async with span(title):
         try:
-            result, used, replies, problem = await ask_until_parsed(model, messages, parse, attempts, config,
-                                                                    note)
+            result, used, replies, problem = await ask_until_parsed(model, messages, parse, attempts, config, note)
         except Exception as ex:
             # a judge that errors after Inspect's own retries (an outage) errors the sample, so `inspect
             # eval-retry` judges it again; a composite renormalised around it would be a silent partial number
             # (docs/ratings.md, "Samples that did not finish")
-            raise JudgeOutage(f"PACE board: the call of {agent} ({dimension}, role {role}, {model}) failed: "
-                              f"{type(ex).__name__}: {ex}") from ex
+            raise JudgeOutage(
+                f"PACE board: the call of {agent} ({dimension}, role {role}, {model}) failed: {type(ex).__name__}: {ex}"
+            ) from ex
     if result is None:
         problem = f"unparseable after {used} attempt(s): {problem}"
     return Report(dimension, agent, role, str(model), result, used, problem, replies)
 
 
-async def review(board: dict, dims: list[str], language: str, attempts: int, texts: dict[str, str],
-                 pairwise: bool = False, label: str = "", config: GenerateConfig = JUDGE_CONFIG) -> dict[str, Report]:
+async def review(
+    board: dict,
+    dims: list[str],
+    language: str,
+    attempts: int,
+    texts: dict[str, str],
+    pairwise: bool = False,
+    label: str = "",
+    config: GenerateConfig = JUDGE_CONFIG,
+) -> dict[str, Report]:
     """Every agent on the board rates its own dimension, concurrently (one round)."""
     lang = _lang(language)
 
     async def one(dim: str) -> Report:
         spec = board["agents"][dim]
-        return await call(role_model(spec["role"]), agent_messages(board, dim, lang, "pairwise" if pairwise else
-                                                                   "pointwise", texts),
-                          parse_pair_report if pairwise else parse_report, attempts, board["retry"][lang],
-                          dimension=dim, agent=spec["agent"]["en"], role=spec["role"],
-                          title=f"{spec['agent']['en']} ({dim}){label}", config=config)
+        return await call(
+            role_model(spec["role"]),
+            agent_messages(board, dim, lang, "pairwise" if pairwise else "pointwise", texts),
+            parse_pair_report if pairwise else parse_report,
+            attempts,
+            board["retry"][lang],
+            dimension=dim,
+            agent=spec["agent"]["en"],
+            role=spec["role"],
+            title=f"{spec['agent']['en']} ({dim}){label}",
+            config=config,
+        )
 
     reports = await asyncio.gather(*(one(d) for d in dims))
     return dict(zip(dims, reports))
 
 
-async def arbitrate(board: dict, language: str, attempts: int, query: str, reply: str,
-                    scores: dict[str, float | None], rationales: dict[str, str], weights: dict[str, float],
-                    eq_formula: float, label: str = "", config: GenerateConfig = JUDGE_CONFIG) -> Report:
+async def arbitrate(
+    board: dict,
+    language: str,
+    attempts: int,
+    query: str,
+    reply: str,
+    scores: dict[str, float | None],
+    rationales: dict[str, str],
+    weights: dict[str, float],
+    eq_formula: float,
+    label: str = "",
+    config: GenerateConfig = JUDGE_CONFIG,
+) -> Report:
     """LLM Chief Arbitrator (ca_mode=llm; docs/pace.md, 'The board'): sees the reports, weights and the weighted sum."""
     lang = _lang(language)
     spec = board["arbitrator"]
     names = {d: board["agents"][d]["agent"][lang] for d in DIMENSIONS}
-    reports = "\n".join(f"- {names[d]} ({d}): " + (f"{scores[d]:g}/10. {rationales.get(d, '')}" if scores.get(d) is
-                                                     not None else "missing") for d in scores)
+    reports = "\n".join(
+        f"- {names[d]} ({d}): "
+        + (f"{scores[d]:g}/10. {rationales.get(d, '')}" if scores.get(d) is not None else "missing")
+        for d in scores
+    )
     values = {"weights": ", ".join(f"{d}={w:.3f}" for d, w in weights.items()), "formula": f"{eq_formula:.3f}"}
-    messages = [ChatMessageSystem(content=spec["system"][lang].strip()),
-                ChatMessageUser(content=fill(spec["user"][lang], values,
-                                             {"query": query, "reply": reply, "reports": reports}))]
-    return await call(role_model(spec["role"]), messages, parse_arbitration, attempts, board["retry"][lang],
-                      dimension="eq", agent="Chief Arbitrator", role=spec["role"], title=f"Chief Arbitrator (LLM){label}", config=config)
+    messages = [
+        ChatMessageSystem(content=spec["system"][lang].strip()),
+        ChatMessageUser(content=fill(spec["user"][lang], values, {"query": query, "reply": reply, "reports": reports})),
+    ]
+    return await call(
+        role_model(spec["role"]),
+        messages,
+        parse_arbitration,
+        attempts,
+        board["retry"][lang],
+        dimension="eq",
+        agent="Chief Arbitrator",
+        role=spec["role"],
+        title=f"Chief Arbitrator (LLM){label}",
+        config=config,
+    )
 
 
-async def prefer(board: dict, language: str, attempts: int, query: str, reply_a: str, reply_b: str,
-                 label: str = "", config: GenerateConfig = JUDGE_CONFIG) -> Report:
+async def prefer(
+    board: dict,
+    language: str,
+    attempts: int,
+    query: str,
+    reply_a: str,
+    reply_b: str,
+    label: str = "",
+    config: GenerateConfig = JUDGE_CONFIG,
+) -> Report:
     """The independent overall-preference judgement (role pace_overall): no dimension scores shown."""
     lang = _lang(language)
     spec = board["overall"]
-    messages = [ChatMessageSystem(content=spec["system"][lang].strip()),
-                ChatMessageUser(content=fill(spec["user"][lang], {},
-                                             {"query": query, "reply_a": reply_a, "reply_b": reply_b}))]
-    return await call(role_model(spec["role"]), messages, parse_preference, attempts, board["retry"][lang],
-                      dimension="overall", agent="Overall preference", role=spec["role"],
-                      title=f"Overall preference{label}", config=config)
+    messages = [
+        ChatMessageSystem(content=spec["system"][lang].strip()),
+        ChatMessageUser(content=fill(spec["user"][lang], {}, {"query": query, "reply_a": reply_a, "reply_b": reply_b})),
+    ]
+    return await call(
+        role_model(spec["role"]),
+        messages,
+        parse_preference,
+        attempts,
+        board["retry"][lang],
+        dimension="overall",
+        agent="Overall preference",
+        role=spec["role"],
+        title=f"Overall preference{label}",
+        config=config,
+    )

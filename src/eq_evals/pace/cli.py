@@ -19,8 +19,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from eq_evals.core.text import MISSING
-from eq_evals.core.text import read_jsonl
+from eq_evals.core.text import MISSING, read_jsonl
 from eq_evals.errors import EqEvalsError
 
 COLUMNS = ("P", "A", "C", "E")
@@ -73,9 +72,15 @@ def _check_row(row: Any, where: str, y: str, discretize: str, keep: tuple[str, .
     return out
 
 
-def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none",
-                      cluster: str | None = None, allow_partial: bool = False,
-                      allow_mixed: bool = False) -> list[dict[str, Any]]:
+def load_observations(
+    paths: list[str],
+    *,
+    y: str = "Y",
+    discretize: str = "none",
+    cluster: str | None = None,
+    allow_partial: bool = False,
+    allow_mixed: bool = False,
+) -> list[dict[str, Any]]:
     """Observations from CSV / JSONL files (validated; a bad row raises EqEvalsError naming file:line).
 
     Each observation keeps P, A, C, E, ``y``, ``count`` when given, ``item`` and the ``cluster`` column when
@@ -96,8 +101,10 @@ def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none
         if suffix in LOG_SUFFIXES:
             continue
         if suffix not in (".csv", ".jsonl"):
-            raise EqEvalsError(f"{path}: unsupported file type {suffix or '(none)'}; use .csv or .jsonl "
-                               "(or PACE Inspect logs, .eval/.json)")
+            raise EqEvalsError(
+                f"{path}: unsupported file type {suffix or '(none)'}; use .csv or .jsonl "
+                "(or PACE Inspect logs, .eval/.json)"
+            )
         try:
             text = p.read_text(encoding="utf-8")
         except OSError as ex:
@@ -106,8 +113,10 @@ def load_observations(paths: list[str], *, y: str = "Y", discretize: str = "none
             reader = csv.DictReader(text.splitlines())
             missing = [c for c in (*COLUMNS, y) if c not in (reader.fieldnames or [])]
             if missing:
-                raise EqEvalsError(f"{path}:1: the header lacks column(s) {', '.join(missing)} "
-                                   f"(found {', '.join(reader.fieldnames or []) or 'nothing'})")
+                raise EqEvalsError(
+                    f"{path}:1: the header lacks column(s) {', '.join(missing)} "
+                    f"(found {', '.join(reader.fieldnames or []) or 'nothing'})"
+                )
             for row in reader:
                 if None in row:
                     raise EqEvalsError(f"{path}:{reader.line_num}: more values than header columns")
@@ -156,16 +165,21 @@ def cmd_weights(args: argparse.Namespace) -> int:
             "weights": {d: {"value": v, "ci": None} for d, v in paper.items()},
             "source": "paper",
             "note": "the paper's fitted weights (PACE §5.2: P 0.430, A 0.161, C 0.202, E 0.206), renormalised to sum "
-                    "to 1; no data given",
+            "to 1; no data given",
         }
         print("Causal-PACE weights: the paper's (§5.2), renormalised (no data given)")
         for d, v in paper.items():
             print(f"  {d} {DIMENSION_NAMES[d]:<24} {v:.6f}")
     else:
         cluster = args.cluster
-        rows = load_observations(args.data, y=args.y, discretize=args.discretize,
-                                 cluster=None if cluster in ("auto", "none") else cluster,
-                                 allow_partial=args.allow_partial, allow_mixed=args.allow_mixed_datasets)
+        rows = load_observations(
+            args.data,
+            y=args.y,
+            discretize=args.discretize,
+            cluster=None if cluster in ("auto", "none") else cluster,
+            allow_partial=args.allow_partial,
+            allow_mixed=args.allow_mixed_datasets,
+        )
         if cluster == "auto":
             cluster = "item" if all("item" in r for r in rows) else None
         elif cluster == "none":
@@ -173,29 +187,49 @@ def cmd_weights(args: argparse.Namespace) -> int:
         elif any(cluster not in r for r in rows):
             raise EqEvalsError(f"--cluster {cluster}: some rows of {', '.join(args.data)} have no {cluster!r} value")
         try:
-            fitted = estimate_weights(rows, y=args.y, alpha=args.alpha, discretize=args.discretize,
-                                      n_boot=args.bootstrap, seed=args.seed, cluster=cluster, ci=args.ci,
-                                      fallback=args.fallback)
+            fitted = estimate_weights(
+                rows,
+                y=args.y,
+                alpha=args.alpha,
+                discretize=args.discretize,
+                n_boot=args.bootstrap,
+                seed=args.seed,
+                cluster=cluster,
+                ci=args.ci,
+                fallback=args.fallback,
+            )
         except (PositivityError, DegenerateWeightsError, ValueError) as ex:
             raise EqEvalsError(f"{', '.join(args.data)}: {ex}") from None
         result = fitted.as_dict()
         partial_rows = sum(1 for r in rows if r.get("partial"))
         if partial_rows:  # kept with --allow-partial: the weights say so, in the JSON and on screen
-            result["partial"] = {"records": partial_rows, "note": "some records come from logs that are not "
-                                 "complete (--allow-partial)"}
+            result["partial"] = {
+                "records": partial_rows,
+                "note": "some records come from logs that are not complete (--allow-partial)",
+            }
             print(f"PARTIAL: {partial_rows} of {len(rows)} records come from logs that are not complete")
-        result.update({"source": "estimated", "data": list(args.data), "n_records": len(rows),
-                       "note": "W = effective information of X on Y under parent adjustment (PACE Def. 3.1, "
-                               "Thm 3.1); W̄ = W / sum W. Y must be an independent overall judgement, never a "
-                               "PACE composite (docs/pace-weights.md, 'Circularity warning')."})
-        print(f"Causal-PACE weights from {len(rows)} records ({fitted.n_rows:g} observations), "
-              f"discretize={args.discretize}, alpha={args.alpha:g}, bootstrap {args.bootstrap} "
-              f"({'clusters: ' + cluster if cluster else 'rows'}; {fitted.n_skipped} skipped)")
+        result.update(
+            {
+                "source": "estimated",
+                "data": list(args.data),
+                "n_records": len(rows),
+                "note": "W = effective information of X on Y under parent adjustment (PACE Def. 3.1, "
+                "Thm 3.1); W̄ = W / sum W. Y must be an independent overall judgement, never a "
+                "PACE composite (docs/pace-weights.md, 'Circularity warning').",
+            }
+        )
+        print(
+            f"Causal-PACE weights from {len(rows)} records ({fitted.n_rows:g} observations), "
+            f"discretize={args.discretize}, alpha={args.alpha:g}, bootstrap {args.bootstrap} "
+            f"({'clusters: ' + cluster if cluster else 'rows'}; {fitted.n_skipped} skipped)"
+        )
         print(f"  {'dim':<28} {'W (nats)':>10} {'W̄':>9}  {int(args.ci * 100)}% CI{'':<13} naive W̄")
         for d, v in fitted.normalized.items():
             ci = (fitted.ci or {}).get(d)
-            print(f"  {d} {DIMENSION_NAMES.get(d, d):<26} {fitted.raw[d]:>10.6f} {v:>9.6f}  {_fmt_ci(ci):<20} "
-                  f"{fitted.naive_normalized[d]:.6f}")
+            print(
+                f"  {d} {DIMENSION_NAMES.get(d, d):<26} {fitted.raw[d]:>10.6f} {v:>9.6f}  {_fmt_ci(ci):<20} "
+                f"{fitted.naive_normalized[d]:.6f}"
+            )
         if fitted.n_boot and fitted.n_skipped:
             print(f"  {fitted.n_skipped} of {fitted.n_boot} bootstrap replicates skipped: {fitted.skipped_reasons}")
     if args.out:
@@ -210,36 +244,73 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``pace`` command group to the ``eq-evals`` parser."""
     from eq_evals.commands import add_group, add_parser
 
-    pace_sub = add_group(sub, "pace", help="PACE: Causal-PACE weights",
-                         examples=["eq-evals pace weights labels.csv --out weights.json",
-                                   "eq-evals ratings pace-logs/ pace-battles/ --method thurstone   # PACE's leaderboard"])
+    pace_sub = add_group(
+        sub,
+        "pace",
+        help="PACE: Causal-PACE weights",
+        examples=[
+            "eq-evals pace weights labels.csv --out weights.json",
+            "eq-evals ratings pace-logs/ pace-battles/ --method thurstone   # PACE's leaderboard",
+        ],
+    )
     p_w = add_parser(
-        pace_sub, "weights", help="fit Causal-PACE weights (PACE Def. 3.1) from CSV/JSONL labels of P, A, C, E and Y",
+        pace_sub,
+        "weights",
+        help="fit Causal-PACE weights (PACE Def. 3.1) from CSV/JSONL labels of P, A, C, E and Y",
         description="Fit Causal-PACE dimension weights from observations with columns P, A, C, E, Y, optional count "
-                    "and item. Y must be an independent overall judgement (never a PACE composite). Without DATA, "
-                    "print the paper's weights. See docs/pace-weights.md.",
-        examples=["eq-evals pace weights                                   # the paper's weights (PACE §5.2)",
-                  "eq-evals pace weights labels.csv more.jsonl --out weights.json --discretize binary@6",
-                  "eq-evals pace weights pace-battles/ --bootstrap 50 --alpha 1 --out weights.json"])
-    p_w.add_argument("data", nargs="*", metavar="DATA", help="CSV or JSONL files, or pace_pairwise logs (.eval/.json, or folders of them)")
+        "and item. Y must be an independent overall judgement (never a PACE composite). Without DATA, "
+        "print the paper's weights. See docs/pace-weights.md.",
+        examples=[
+            "eq-evals pace weights                                   # the paper's weights (PACE §5.2)",
+            "eq-evals pace weights labels.csv more.jsonl --out weights.json --discretize binary@6",
+            "eq-evals pace weights pace-battles/ --bootstrap 50 --alpha 1 --out weights.json",
+        ],
+    )
+    p_w.add_argument(
+        "data",
+        nargs="*",
+        metavar="DATA",
+        help="CSV or JSONL files, or pace_pairwise logs (.eval/.json, or folders of them)",
+    )
     p_w.add_argument("--out", help="write the weights as JSON to this file")
     p_w.add_argument("--y", default="Y", help="the outcome column (default Y)")
-    p_w.add_argument("--discretize", default="none",
-                     help="dimension encoding: none (labels as given, default), binary@T (0-10 score >= T -> 1, e.g. "
-                          "binary@6) or tertiles (0-3, 4-6, 7-10)")
-    p_w.add_argument("--alpha", type=float, default=0.0,
-                     help="additive smoothing of P(Y | X, parents) (default 0: the paper's plain frequencies; an "
-                          "empty cell is then an error)")
-    p_w.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates for the CIs (default 1000, 0 = none)")
-    p_w.add_argument("--cluster", default="auto",
-                     help="bootstrap cluster column (default auto: 'item' when every row has one, else rows; 'none' = rows)")
+    p_w.add_argument(
+        "--discretize",
+        default="none",
+        help="dimension encoding: none (labels as given, default), binary@T (0-10 score >= T -> 1, e.g. "
+        "binary@6) or tertiles (0-3, 4-6, 7-10)",
+    )
+    p_w.add_argument(
+        "--alpha",
+        type=float,
+        default=0.0,
+        help="additive smoothing of P(Y | X, parents) (default 0: the paper's plain frequencies; an "
+        "empty cell is then an error)",
+    )
+    p_w.add_argument(
+        "--bootstrap", type=int, default=1000, help="bootstrap replicates for the CIs (default 1000, 0 = none)"
+    )
+    p_w.add_argument(
+        "--cluster",
+        default="auto",
+        help="bootstrap cluster column (default auto: 'item' when every row has one, else rows; 'none' = rows)",
+    )
     p_w.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
     p_w.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p_w.add_argument("--fallback", choices=["uniform"], default=None,
-                     help="equal weights instead of an error when no dimension has any effect on Y")
-    p_w.add_argument("--allow-partial", action="store_true",
-                     help="include battle logs that are not complete (cancelled, errored); the weights are then "
-                          "marked partial")
-    p_w.add_argument("--allow-mixed-datasets", action="store_true",
-                     help="fit on battle logs made on different dataset or task versions")
+    p_w.add_argument(
+        "--fallback",
+        choices=["uniform"],
+        default=None,
+        help="equal weights instead of an error when no dimension has any effect on Y",
+    )
+    p_w.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="include battle logs that are not complete (cancelled, errored); the weights are then marked partial",
+    )
+    p_w.add_argument(
+        "--allow-mixed-datasets",
+        action="store_true",
+        help="fit on battle logs made on different dataset or task versions",
+    )
     p_w.set_defaults(func=cmd_weights)

@@ -67,8 +67,10 @@ def parse_field_map(field_map: str | dict[str, str] | None) -> dict[str, str]:
             if not part.strip():
                 continue
             if ":" not in part:
-                raise EqEvalsError(f"-T field_map: {part.strip()!r} is not canonical:file_field "
-                                   "(e.g. field_map=query:prompt,lang:language)")
+                raise EqEvalsError(
+                    f"-T field_map: {part.strip()!r} is not canonical:file_field "
+                    "(e.g. field_map=query:prompt,lang:language)"
+                )
             canonical, _, source = part.partition(":")
             pairs.append((canonical.strip(), source.strip()))
     known = CANONICAL + BATTLE_FIELDS
@@ -119,8 +121,9 @@ def normalise(record: Any, file: str, row: str, index: int, fields: dict[str, st
 
     query = _get(record, "query", fields)
     if not isinstance(query, str) or not query.strip():
-        raise DataError(file, row, f"missing or empty {name('query')}; map the file's field with "
-                                   "-T field_map=query:<field>")
+        raise DataError(
+            file, row, f"missing or empty {name('query')}; map the file's field with -T field_map=query:<field>"
+        )
     check_text(query, file, row, name("query"))  # only zero-width characters: refused too
     rid = _get(record, "id", fields)
     rid = f"pace-{index:05d}" if rid in (None, "") else str(rid)
@@ -135,8 +138,12 @@ def normalise(record: Any, file: str, row: str, index: int, fields: dict[str, st
     if raw_scenario not in (None, ""):
         scenario = scenario_id(str(raw_scenario))
         if scenario is None:
-            raise DataError(file, row, f"{name('scenario')} {raw_scenario!r} is not a PACE scenario (Table 4): "
-                                       f"expected one of {list(SCENARIOS)} or their Table 4 names")
+            raise DataError(
+                file,
+                row,
+                f"{name('scenario')} {raw_scenario!r} is not a PACE scenario (Table 4): "
+                f"expected one of {list(SCENARIOS)} or their Table 4 names",
+            )
     provocation = _get(record, "provocation", fields)
     if provocation not in (None, "") and provocation not in PROVOCATIONS:
         raise DataError(file, row, f"{name('provocation')} {provocation!r} is not one of {list(PROVOCATIONS)}")
@@ -146,9 +153,16 @@ def normalise(record: Any, file: str, row: str, index: int, fields: dict[str, st
     split = _get(record, "split", fields)
     if split not in (None, "") and split not in ("dev", "test"):
         raise DataError(file, row, f"{name('split')} {split!r} is not dev or test")
-    out = {"id": rid, "query": query.strip(), "language": lang, "scenario": scenario, "split": split or None,
-           "provocation": provocation or None, "triggers": triggers or None,
-           "source": _get(record, "source", fields) or None}
+    out = {
+        "id": rid,
+        "query": query.strip(),
+        "language": lang,
+        "scenario": scenario,
+        "split": split or None,
+        "provocation": provocation or None,
+        "triggers": triggers or None,
+        "source": _get(record, "source", fields) or None,
+    }
     for field in BATTLE_FIELDS:
         value = _get(record, field, fields)
         if value not in (None, ""):
@@ -183,8 +197,9 @@ def to_sample(record: dict[str, Any]) -> Sample:
     return Sample(id=record["id"], input=record["query"], target="", metadata=metadata)
 
 
-def pace_items(source: str | None = None, language: str = "en", field_map: str | None = None,
-               split: str | None = None) -> list[Sample]:
+def pace_items(
+    source: str | None = None, language: str = "en", field_map: str | None = None, split: str | None = None
+) -> list[Sample]:
     """PACE samples. Default: the project-authored items (datasets/pace/, Apache-2.0; not the paper's data).
     ``source``: a JSON/JSONL/CSV file of PACE-2700-style records, mapped with ``field_map``."""
     from eq_evals.core.sources import dataset_version, load_hub_rows, resolve, stamp
@@ -202,8 +217,10 @@ def pace_items(source: str | None = None, language: str = "en", field_map: str |
         files = [resolved.path / Path(PROJECT_FILES[lang]).name for lang in wanted]
         missing = [str(f) for f in files if not f.is_file()]
         if missing:
-            raise EqEvalsError(f"-T source={source}: a folder source needs the item files {missing} "
-                               "(as written by `eq-evals hub export pace`), or name a file")
+            raise EqEvalsError(
+                f"-T source={source}: a folder source needs the item files {missing} "
+                "(as written by `eq-evals hub export pace`), or name a file"
+            )
         records = [r for f in files for r in load_records(f, field_map)]
     elif source:
         records = load_records(Path(source).expanduser(), field_map)
@@ -214,13 +231,17 @@ def pace_items(source: str | None = None, language: str = "en", field_map: str |
         records = [r for lang in wanted for r in load_records(resource("datasets", PROJECT_FILES[lang]))]
         for r in records:
             if r["source"] != "project-authored":
-                raise DataError(PROJECT_FILES[r["language"]], r["id"], "bundled items must have "
-                                "source 'project-authored'")
+                raise DataError(
+                    PROJECT_FILES[r["language"]], r["id"], "bundled items must have source 'project-authored'"
+                )
     if language != "all":
         records = [r for r in records if r["language"] == language]
     if split:
         records = [r for r in records if r["split"] == split]
     if not records:
-        raise EqEvalsError(f"no PACE items for language={language}" + (f", split={split}" if split else "")
-                           + (f" in {source}" if source else ""))
+        raise EqEvalsError(
+            f"no PACE items for language={language}"
+            + (f", split={split}" if split else "")
+            + (f" in {source}" if source else "")
+        )
     return stamp([to_sample(r) for r in records], dataset_version(resolved, records, name=f"pace-{language}"))

@@ -12,13 +12,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from eq_evals.errors import EqEvalsError
 from eq_evals.core.text import fmt
+from eq_evals.errors import EqEvalsError
 from eq_evals.logcheck import LogCheck
 from eq_evals.pace.logs import BATTLE_TASK, POINTWISE_TASK, log_weights, records_from_log
-from eq_evals.sections import Inputs, Result, Section
 from eq_evals.ratings.causal_pace import DIMENSION_NAMES, DIMENSIONS, score_models
-
+from eq_evals.sections import Inputs, Result, Section
 
 RATED_TASKS = (BATTLE_TASK,)  # battles: the board's verdicts, rated by the shared pairwise section
 
@@ -42,8 +41,11 @@ def collect(logs: list[tuple[Any, LogCheck]], bootstrap: int = 1000, seed: int =
     for group in groups.values():
         records = group["records"]
         languages = sorted({r.lang or "en" for r in records})
-        scopes = [("all", records)] if len(languages) == 1 else [("all", records)] + [
-            (lang, [r for r in records if (r.lang or "en") == lang]) for lang in languages]
+        scopes = (
+            [("all", records)]
+            if len(languages) == 1
+            else [("all", records)] + [(lang, [r for r in records if (r.lang or "en") == lang]) for lang in languages]
+        )
         for scope, recs in scopes:
             try:
                 results = score_models(recs, group["weights"], n_boot=max(bootstrap, 1), seed=seed)
@@ -51,31 +53,64 @@ def collect(logs: list[tuple[Any, LogCheck]], bootstrap: int = 1000, seed: int =
                 raise EqEvalsError(f"PACE leaderboard ({', '.join(group['logs'])}): {ex}") from None
             # replies whose board left a dimension unscored (a partial composite, docs/pace.md "The board"):
             # Score(X) of that dimension is the mean over the replies that have it
-            gaps = {m: sum(1 for r in recs if r.model == m and any(math.isnan(r.scores.get(d, math.nan))
-                                                                 for d in group["weights"])) for m in results}
-            rows = [{"model": r.model, "eq": r.eq, "ci_low": r.ci_low, "ci_high": r.ci_high, "se": r.se,
-                     "n_samples": r.n_samples, "partial_composites": gaps[r.model],
-                     **{d: r.dimension_scores[d] for d in DIMENSIONS if d in r.dimension_scores},
-                     **{f"{d}_ci": list(r.dimension_ci[d]) for d in DIMENSIONS if d in r.dimension_ci}}
-                    for r in sorted(results.values(), key=lambda r: (-r.eq, r.model))]
-            tables.append({"language": languages[0] if len(languages) == 1 else scope, "weights": group["weights"],
-                           "logs": group["logs"], "rows": rows, "partial": bool(set(group["logs"]) & partial)})
+            gaps = {
+                m: sum(
+                    1
+                    for r in recs
+                    if r.model == m and any(math.isnan(r.scores.get(d, math.nan)) for d in group["weights"])
+                )
+                for m in results
+            }
+            rows = [
+                {
+                    "model": r.model,
+                    "eq": r.eq,
+                    "ci_low": r.ci_low,
+                    "ci_high": r.ci_high,
+                    "se": r.se,
+                    "n_samples": r.n_samples,
+                    "partial_composites": gaps[r.model],
+                    **{d: r.dimension_scores[d] for d in DIMENSIONS if d in r.dimension_scores},
+                    **{f"{d}_ci": list(r.dimension_ci[d]) for d in DIMENSIONS if d in r.dimension_ci},
+                }
+                for r in sorted(results.values(), key=lambda r: (-r.eq, r.model))
+            ]
+            tables.append(
+                {
+                    "language": languages[0] if len(languages) == 1 else scope,
+                    "weights": group["weights"],
+                    "logs": group["logs"],
+                    "rows": rows,
+                    "partial": bool(set(group["logs"]) & partial),
+                }
+            )
     return tables
 
 
 def render(tables: list[dict[str, Any]]) -> str:
-    lines = ["Composite EQ (0-10) = Σ W̄(X)·Score(X) over Perceptive Insight (P), Adaptive Attunement (A), "
-             "Constructive Conviction (C) and Empathic Guidance (E) (PACE Def. 3.2); Score(X) = mean board score "
-             "of the model's replies on X; 95% interval from a paired item bootstrap.", ""]
+    lines = [
+        "Composite EQ (0-10) = Σ W̄(X)·Score(X) over Perceptive Insight (P), Adaptive Attunement (A), "
+        "Constructive Conviction (C) and Empathic Guidance (E) (PACE Def. 3.2); Score(X) = mean board score "
+        "of the model's replies on X; 95% interval from a paired item bootstrap.",
+        "",
+    ]
     for t in tables:
         weights = ", ".join(f"{d} {w:.3f}" for d, w in t["weights"].items())
-        lines += [f"### {t['language']} (weights {weights})", "",
-                  "| rank | model | EQ | 95% interval | " + " | ".join(f"{d} {DIMENSION_NAMES[d]}" for d in DIMENSIONS)
-                  + " | replies |", "|---|---|---|---|" + "---|" * len(DIMENSIONS) + "---|"]
+        lines += [
+            f"### {t['language']} (weights {weights})",
+            "",
+            "| rank | model | EQ | 95% interval | "
+            + " | ".join(f"{d} {DIMENSION_NAMES[d]}" for d in DIMENSIONS)
+            + " | replies |",
+            "|---|---|---|---|" + "---|" * len(DIMENSIONS) + "---|",
+        ]
         for i, r in enumerate(t["rows"], 1):
             mark = f" ({r['partial_composites']} partial composites)" if r.get("partial_composites") else ""
-            lines.append(f"| {i} | {r['model']}{mark} | {fmt(r['eq'], 2)} | {fmt(r['ci_low'], 2)} to {fmt(r['ci_high'], 2)} | "
-                         + " | ".join(fmt(r.get(d), 2) for d in DIMENSIONS) + f" | {r['n_samples']} |")
+            lines.append(
+                f"| {i} | {r['model']}{mark} | {fmt(r['eq'], 2)} | {fmt(r['ci_low'], 2)} to {fmt(r['ci_high'], 2)} | "
+                + " | ".join(fmt(r.get(d), 2) for d in DIMENSIONS)
+                + f" | {r['n_samples']} |"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -88,13 +123,22 @@ def build(inputs: Inputs) -> Result:
     partial = sorted(inputs.partial_paths)
     markdown = render(tables)
     if partial:
-        markdown = ("**PARTIAL**: built from logs that are not complete (--allow-partial): " + ", ".join(partial)
-                    + "\n\n" + markdown)
-    csv_rows = [{"language": t["language"], "partial": t["partial"], **{k: v for k, v in r.items()
-                                                                         if not isinstance(v, list)}}
-                for t in tables for r in t["rows"]]
-    return Result(markdown="## PACE composite EQ\n\n" + markdown + "\n", json={"pace": tables,
-                  "pace_partial_logs": partial}, csv={"pace.csv": csv_rows})
+        markdown = (
+            "**PARTIAL**: built from logs that are not complete (--allow-partial): "
+            + ", ".join(partial)
+            + "\n\n"
+            + markdown
+        )
+    csv_rows = [
+        {"language": t["language"], "partial": t["partial"], **{k: v for k, v in r.items() if not isinstance(v, list)}}
+        for t in tables
+        for r in t["rows"]
+    ]
+    return Result(
+        markdown="## PACE composite EQ\n\n" + markdown + "\n",
+        json={"pace": tables, "pace_partial_logs": partial},
+        csv={"pace.csv": csv_rows},
+    )
 
 
 SECTIONS = [Section(key="pace", title="PACE composite EQ", tasks=frozenset({POINTWISE_TASK}), build=build, order=50)]

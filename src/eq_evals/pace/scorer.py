@@ -15,11 +15,11 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span
 
-from eq_evals.core.text import MISSING
 from eq_evals.core.limits import limit_hit, limit_score, unscored_if_cut
-from eq_evals.pairwise.verdict import Judgment, PairVerdict, dump
+from eq_evals.core.text import MISSING
 from eq_evals.errors import EqEvalsError
 from eq_evals.pace import board as pb
+from eq_evals.pairwise.verdict import Judgment, PairVerdict, dump
 from eq_evals.ratings.causal_pace import DIMENSIONS
 
 CA_MODES = ("deterministic", "llm")
@@ -41,8 +41,9 @@ def _check(ca_mode: str, attempts: int, tie_margin: float = 0.0) -> None:
 
 
 @solver
-def pace_roles(drop: str | None = None, ca_mode: str = "deterministic", overall: bool = False,
-               board: str = pb.BOARD_FILE) -> Solver:
+def pace_roles(
+    drop: str | None = None, ca_mode: str = "deterministic", overall: bool = False, board: str = pb.BOARD_FILE
+) -> Solver:
     """First step of the PACE tasks: stop before any model call when the board has no judge bound."""
     roles = pb.board_roles(drop, ca_mode, overall, board)
 
@@ -60,14 +61,19 @@ def _fmt(x: float | None) -> str:
 def _weights_note(used: dict[str, float], missing: list[str]) -> str:
     text = "W̄ = " + ", ".join(f"{d} {w:.3f}" for d, w in used.items())
     if missing:
-        text += f"; renormalised over {', '.join(used)} because {', '.join(missing)} " + \
-                ("is" if len(missing) == 1 else "are") + " missing"
+        text += (
+            f"; renormalised over {', '.join(used)} because {', '.join(missing)} "
+            + ("is" if len(missing) == 1 else "are")
+            + " missing"
+        )
     return text
 
 
 def _partial_note(missing: list[str], used: dict[str, float]) -> str:
-    return (f"partial composite: {', '.join(missing)} missing (the agent's reply could not be read), EQ over "
-            f"{', '.join(used)} only")
+    return (
+        f"partial composite: {', '.join(missing)} missing (the agent's reply could not be read), EQ over "
+        f"{', '.join(used)} only"
+    )
 
 
 def _present(x: Any) -> bool:
@@ -81,8 +87,11 @@ def pace_means() -> Metric:
     language the EQ per language (``eq_en``, ``eq_zh``: the paper keeps languages apart)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        rows = [(s.score.value, (s.sample_metadata or {}).get("language")) for s in scores
-                if isinstance(s.score.value, dict) and _present(s.score.value.get("eq"))]
+        rows = [
+            (s.score.value, (s.sample_metadata or {}).get("language"))
+            for s in scores
+            if isinstance(s.score.value, dict) and _present(s.score.value.get("eq"))
+        ]
         out: dict[str, float] = {}
         for key in ("eq", *DIMENSIONS):  # EQ first: the headline Inspect View lists a run by
             values = [float(v[key]) for v, _ in rows if _present(v.get(key))]
@@ -106,9 +115,15 @@ def pace_means() -> Metric:
 
 
 @scorer(metrics=[pace_means()])
-def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "deterministic",
-               attempts: int = 3, threshold: float = 6.0, judge_max_tokens: int | None = None,
-               board: str = pb.BOARD_FILE) -> Scorer:
+def pace_board(
+    weights: str = "paper",
+    drop: str | None = None,
+    ca_mode: str = "deterministic",
+    attempts: int = 3,
+    threshold: float = 6.0,
+    judge_max_tokens: int | None = None,
+    board: str = pb.BOARD_FILE,
+) -> Scorer:
     """PACE-AB on one reply (pointwise; docs/pace.md, 'The board'): the four agents, then the Chief Arbitrator.
 
     Value: ``{"P", "A", "C", "E", "eq"}`` on 0-10 (a missing dimension is None). Unscored when the reply is
@@ -125,25 +140,43 @@ def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "
         spec = pb.load_board(board)
         language = state.metadata.get("language", "en")
         query, reply = state.input_text, (state.output.completion if state.output else "").strip()
-        base = {"weights": w, "weights_source": source, "ca_mode": ca_mode, "threshold": threshold,
-                "dropped": pb.dropped(drop)}
+        base = {
+            "weights": w,
+            "weights_source": source,
+            "ca_mode": ca_mode,
+            "threshold": threshold,
+            "dropped": pb.dropped(drop),
+        }
         hit = limit_hit()
         if hit is not None:  # cut by a limit: no reply to judge, whatever text came before it (core.limits)
-            return limit_score(hit, before="the tested model replied", reason="limit" if reply else "no_reply",
-                               metadata=base)
+            return limit_score(
+                hit, before="the tested model replied", reason="limit" if reply else "no_reply", metadata=base
+            )
         if not reply:
             return Score.unscored(reason="no_reply", explanation="the tested model gave no reply", metadata=base)
         reports = await pb.review(spec, dims, language, attempts, {"query": query, "reply": reply}, config=config)
         scores = {d: (r.result["score"] if r.result else None) for d, r in reports.items()}
         rationales = {d: r.result["rationale"] for d, r in reports.items() if r.result}
-        lines = [f"{r.agent} ({d}): " + (f"{scores[d]:g}/10. {rationales[d]}" if r.result else
-                                         f"missing: {r.problem}") for d, r in reports.items()]
-        metadata = {**base, "reports": {d: r.as_dict() for d, r in reports.items()},
-                    "meets": {d: s >= threshold for d, s in scores.items() if s is not None}}
+        lines = [
+            f"{r.agent} ({d}): " + (f"{scores[d]:g}/10. {rationales[d]}" if r.result else f"missing: {r.problem}")
+            for d, r in reports.items()
+        ]
+        metadata = {
+            **base,
+            "reports": {d: r.as_dict() for d, r in reports.items()},
+            "meets": {d: s >= threshold for d, s in scores.items() if s is not None},
+        }
         async with span("Chief Arbitrator"):
             eq, used, missing = pb.combine(scores, w)
-            transcript().info({"chief_arbitrator": "deterministic weighted sum (Causal-PACE Def. 3.2)",
-                               "scores": scores, "weights_used": used, "missing": missing, "eq": eq})
+            transcript().info(
+                {
+                    "chief_arbitrator": "deterministic weighted sum (Causal-PACE Def. 3.2)",
+                    "scores": scores,
+                    "weights_used": used,
+                    "missing": missing,
+                    "eq": eq,
+                }
+            )
         metadata.update(missing=missing, weights_used=used, eq_formula=eq)
         if eq is None:
             return Score.unscored(reason="all_agents_unparseable", explanation="\n".join(lines), metadata=metadata)
@@ -154,14 +187,15 @@ def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "
             lines.insert(0, _partial_note(missing, used))
         ca_line = f"Chief Arbitrator: EQ = {eq:.3f} ({_weights_note(used, missing)})"
         if ca_mode == "llm":
-            ca = await pb.arbitrate(spec, language, attempts, query, reply, scores, rationales, used, eq,
-                                    config=config)
+            ca = await pb.arbitrate(spec, language, attempts, query, reply, scores, rationales, used, eq, config=config)
             metadata["arbitrator"] = ca.as_dict()
             if ca.result is not None:
                 metadata["eq_ca"] = ca.result["eq"]
                 eq = ca.result["eq"]
-                ca_line = (f"Chief Arbitrator (LLM): EQ = {eq:.3f}. {ca.result['rationale']} "
-                           f"[weighted sum {metadata['eq_formula']:.3f}; {_weights_note(used, missing)}]")
+                ca_line = (
+                    f"Chief Arbitrator (LLM): EQ = {eq:.3f}. {ca.result['rationale']} "
+                    f"[weighted sum {metadata['eq_formula']:.3f}; {_weights_note(used, missing)}]"
+                )
             else:
                 ca_line += f". The LLM arbitrator's reply was unreadable ({ca.problem}); the weighted sum is used"
         lines.append(ca_line)
@@ -169,8 +203,13 @@ def pace_board(weights: str = "paper", drop: str | None = None, ca_mode: str = "
         # leaves it out and the log stores it as null
         value: dict[str, Any] = {d: math.nan if scores.get(d) is None else scores[d] for d in DIMENSIONS}
         value["eq"] = eq
-        return Score(value=value, answer=f"EQ {eq:.2f}" + (" (partial)" if missing else ""),
-                     explanation="\n".join(lines), reason=PARTIAL if missing else None, metadata=metadata)
+        return Score(
+            value=value,
+            answer=f"EQ {eq:.2f}" + (" (partial)" if missing else ""),
+            explanation="\n".join(lines),
+            reason=PARTIAL if missing else None,
+            metadata=metadata,
+        )
 
     return score
 
@@ -181,9 +220,16 @@ def _winner(eq_a: float, eq_b: float, tie_margin: float) -> float:
 
 
 @scorer(metrics={"outcome": [mean()], "eq_diff": [mean()]})
-def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = "deterministic",
-                attempts: int = 3, tie_margin: float = 0.0, overall: bool = False,
-                judge_max_tokens: int | None = None, board: str = pb.BOARD_FILE) -> Scorer:
+def pace_battle(
+    weights: str = "paper",
+    drop: str | None = None,
+    ca_mode: str = "deterministic",
+    attempts: int = 3,
+    tie_margin: float = 0.0,
+    overall: bool = False,
+    judge_max_tokens: int | None = None,
+    board: str = pb.BOARD_FILE,
+) -> Scorer:
     """PACE-AB on a head-to-head battle (paper §5.2, "head-to-head competitions"): every agent scores both
     replies, in both presentation orders (A/B then B/A, the two orders' scores averaged per reply); the
     arbitrator gives each reply an EQ; the winner is the higher EQ unless |eq_a - eq_b| <= tie_margin.
@@ -207,9 +253,21 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
         a, b, language = md["model_a"], md["model_b"], md.get("language", "en")
         query, texts = md["user_input"], {a: md["response_a"], b: md["response_b"]}
         orders = [(a, b), (b, a)]
-        reviews = await asyncio.gather(*(
-            pb.review(spec, dims, language, attempts, {"query": query, "reply_a": texts[x], "reply_b": texts[y]},
-                      pairwise=True, label=f": A={x}, B={y}", config=config) for x, y in orders))
+        reviews = await asyncio.gather(
+            *(
+                pb.review(
+                    spec,
+                    dims,
+                    language,
+                    attempts,
+                    {"query": query, "reply_a": texts[x], "reply_b": texts[y]},
+                    pairwise=True,
+                    label=f": A={x}, B={y}",
+                    config=config,
+                )
+                for x, y in orders
+            )
+        )
         per_model: dict[str, dict[str, float | None]] = {a: {}, b: {}}
         notes: list[str] = []
         lines: list[str] = []
@@ -222,31 +280,66 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
                     continue
                 got[x].append(r.result["A"]["score"])
                 got[y].append(r.result["B"]["score"])
-                lines.append(f"{r.agent} ({d}) [A={x}, B={y}]: A {r.result['A']['score']:g} "
-                             f"({r.result['A']['rationale']}); B {r.result['B']['score']:g} ({r.result['B']['rationale']})")
+                lines.append(
+                    f"{r.agent} ({d}) [A={x}, B={y}]: A {r.result['A']['score']:g} "
+                    f"({r.result['A']['rationale']}); B {r.result['B']['score']:g} ({r.result['B']['rationale']})"
+                )
             for m in (a, b):
                 per_model[m][d] = sum(got[m]) / len(got[m]) if got[m] else None
         results = {m: pb.combine(per_model[m], w) for m in (a, b)}
         metadata: dict[str, Any] = {
-            "model_a": a, "model_b": b, "item": md.get("item"), "item_id": md.get("item_id"),
-            "language": language, "dimension": md.get("dimension", "pace_eq"), "phase": md.get("phase", ""),
-            "weights": w, "weights_source": source, "ca_mode": ca_mode, "tie_margin": tie_margin,
-            "scores": per_model, "missing": {m: results[m][2] for m in (a, b)}, "problems": notes,
-            "reports": [{d: r.as_dict() for d, r in rv.items()} for rv in reviews]}
+            "model_a": a,
+            "model_b": b,
+            "item": md.get("item"),
+            "item_id": md.get("item_id"),
+            "language": language,
+            "dimension": md.get("dimension", "pace_eq"),
+            "phase": md.get("phase", ""),
+            "weights": w,
+            "weights_source": source,
+            "ca_mode": ca_mode,
+            "tie_margin": tie_margin,
+            "scores": per_model,
+            "missing": {m: results[m][2] for m in (a, b)},
+            "problems": notes,
+            "reports": [{d: r.as_dict() for d, r in rv.items()} for rv in reviews],
+        }
         if notes:
             lines += [f"missing: {n}" for n in notes]
         eqs = {m: results[m][0] for m in (a, b)}
         async with span("Chief Arbitrator"):
-            transcript().info({"chief_arbitrator": "deterministic weighted sum per reply (Causal-PACE Def. 3.2)",
-                               "scores": per_model, "eq": eqs})
+            transcript().info(
+                {
+                    "chief_arbitrator": "deterministic weighted sum per reply (Causal-PACE Def. 3.2)",
+                    "scores": per_model,
+                    "eq": eqs,
+                }
+            )
         if ca_mode == "llm" and all(v is not None for v in eqs.values()):
             metadata["eq_formula"] = dict(eqs)
             for m in (a, b):
                 used = results[m][1]
-                rationales = {d: " / ".join(r[d].result["A" if x == m else "B"]["rationale"]
-                                            for (x, _), r in zip(orders, reviews) if r[d].result) for d in dims}
-                ca = await pb.arbitrate(spec, language, attempts, query, texts[m], per_model[m], rationales, used,
-                                        eqs[m], label=f": {m}", config=config)
+                rationales = {
+                    d: " / ".join(
+                        r[d].result["A" if x == m else "B"]["rationale"]
+                        for (x, _), r in zip(orders, reviews)
+                        if r[d].result
+                    )
+                    for d in dims
+                }
+                ca = await pb.arbitrate(
+                    spec,
+                    language,
+                    attempts,
+                    query,
+                    texts[m],
+                    per_model[m],
+                    rationales,
+                    used,
+                    eqs[m],
+                    label=f": {m}",
+                    config=config,
+                )
                 metadata.setdefault("arbitrator", {})[m] = ca.as_dict()
                 if ca.result is not None:
                     eqs[m] = ca.result["eq"]
@@ -254,10 +347,22 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
                     lines.append(f"Chief Arbitrator (LLM) on {m}: unreadable ({ca.problem}); weighted sum used")
         metadata["eq"] = eqs
         if overall:
-            prefs = await asyncio.gather(*(pb.prefer(spec, language, attempts, query, texts[x], texts[y],
-                                                     label=f": A={x}, B={y}", config=config) for x, y in orders))
-            picks = [None if p.result is None else "tie" if p.result["winner"] == "tie" else
-                     (x if p.result["winner"] == "A" else y) for (x, y), p in zip(orders, prefs)]
+            prefs = await asyncio.gather(
+                *(
+                    pb.prefer(
+                        spec, language, attempts, query, texts[x], texts[y], label=f": A={x}, B={y}", config=config
+                    )
+                    for x, y in orders
+                )
+            )
+            picks = [
+                None
+                if p.result is None
+                else "tie"
+                if p.result["winner"] == "tie"
+                else (x if p.result["winner"] == "A" else y)
+                for (x, y), p in zip(orders, prefs)
+            ]
             metadata["overall_calls"] = [p.as_dict() for p in prefs]
             if None in picks:
                 metadata["overall_winner"] = None
@@ -265,12 +370,17 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
             else:
                 metadata["overall_winner"] = picks[0] if picks[0] == picks[1] else "tie"
                 metadata["overall_conflicted"] = picks[0] != picks[1]
-            lines.append(f"Overall preference (independent): {metadata['overall_winner'] or 'not recorded'}"
-                         f" (orders: {picks[0]}, {picks[1]})")
+            lines.append(
+                f"Overall preference (independent): {metadata['overall_winner'] or 'not recorded'}"
+                f" (orders: {picks[0]}, {picks[1]})"
+            )
         if eqs[a] is None or eqs[b] is None:
             lost = [m for m in (a, b) if eqs[m] is None]
-            return Score.unscored(reason="all_agents_unparseable", explanation="\n".join(
-                lines + [f"no dimension score for {', '.join(lost)}"]), metadata=metadata)
+            return Score.unscored(
+                reason="all_agents_unparseable",
+                explanation="\n".join(lines + [f"no dimension score for {', '.join(lost)}"]),
+                metadata=metadata,
+            )
         outcome = _winner(eqs[a], eqs[b], tie_margin)
         metadata["winner"] = a if outcome == 1.0 else b if outcome == 0.0 else "tie"
         partial = {m: results[m][2] for m in (a, b) if results[m][2]}
@@ -281,14 +391,33 @@ def pace_battle(weights: str = "paper", drop: str | None = None, ca_mode: str = 
             lines.append(f"Chief Arbitrator: EQ[{m}] = {eqs[m]:.3f} ({_weights_note(results[m][1], results[m][2])})")
         lines.append(f"Winner: {metadata['winner']} (eq difference {eqs[a] - eqs[b]:+.3f}, tie margin {tie_margin})")
         # the board's verdict as the project's typed pairwise record: a decisive battle has margin 1, a tie 0
-        metadata["verdicts"] = dump([PairVerdict(
-            model_a=a, model_b=b, item=str(md.get("item") or state.sample_id), sample=str(state.sample_id),
-            language=language, phase=md.get("phase", ""),
-            judgments=[Judgment(judge=BOARD_JUDGE, criterion=md.get("dimension") or "pace_eq", outcome=outcome,
-                                margin=0 if outcome == 0.5 else 1)])])
-        return Score(value={"outcome": outcome, "eq_a": eqs[a], "eq_b": eqs[b], "eq_diff": eqs[a] - eqs[b]},
-                     answer=metadata["winner"], explanation="\n".join(lines), reason=PARTIAL if partial else None,
-                     metadata=metadata)
+        metadata["verdicts"] = dump(
+            [
+                PairVerdict(
+                    model_a=a,
+                    model_b=b,
+                    item=str(md.get("item") or state.sample_id),
+                    sample=str(state.sample_id),
+                    language=language,
+                    phase=md.get("phase", ""),
+                    judgments=[
+                        Judgment(
+                            judge=BOARD_JUDGE,
+                            criterion=md.get("dimension") or "pace_eq",
+                            outcome=outcome,
+                            margin=0 if outcome == 0.5 else 1,
+                        )
+                    ],
+                )
+            ]
+        )
+        return Score(
+            value={"outcome": outcome, "eq_a": eqs[a], "eq_b": eqs[b], "eq_diff": eqs[a] - eqs[b]},
+            answer=metadata["winner"],
+            explanation="\n".join(lines),
+            reason=PARTIAL if partial else None,
+            metadata=metadata,
+        )
 
     return score
 

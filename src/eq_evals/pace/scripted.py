@@ -19,7 +19,9 @@ from eq_evals.providers.scripted import register_mode
 from eq_evals.resources import load_yaml
 
 OFFSETS = {"P": 0, "A": 1, "C": -1, "E": 2}
-SECTION = re.compile(r"\[(Assistant reply|助手回复|Reply A|回复A|Reply B|回复B|User message|用户消息|Reviewer reports|评审报告)\]\n")
+SECTION = re.compile(
+    r"\[(Assistant reply|助手回复|Reply A|回复A|Reply B|回复B|User message|用户消息|Reviewer reports|评审报告)\]\n"
+)
 
 
 def _dimension_names() -> dict[str, str]:
@@ -31,8 +33,11 @@ def _sections(prompt: str) -> dict[str, str]:
     parts = SECTION.split(prompt)
     out = {}
     for label, body in zip(parts[1::2], parts[2::2]):
-        out[label] = body.rsplit("\n\n", 1)[0].strip() if label in ("Reply B", "回复B", "Assistant reply", "助手回复") \
+        out[label] = (
+            body.rsplit("\n\n", 1)[0].strip()
+            if label in ("Reply B", "回复B", "Assistant reply", "助手回复")
             else body.strip()
+        )
     return out
 
 
@@ -64,8 +69,12 @@ def _reply(prompt: str) -> str:
     if dim == "?":
         return "I do not know which dimension to rate."
     if a is not None and b is not None:
-        return json.dumps({letter: {"score": agent_score(text, dim), "rationale": f"{dim} rated from length"}
-                           for letter, text in (("A", a), ("B", b))})
+        return json.dumps(
+            {
+                letter: {"score": agent_score(text, dim), "rationale": f"{dim} rated from length"}
+                for letter, text in (("A", a), ("B", b))
+            }
+        )
     reply = s.get("Assistant reply", s.get("助手回复", ""))
     return json.dumps({"score": agent_score(reply, dim), "rationale": f"{dim} rated from length"}, ensure_ascii=False)
 

@@ -30,17 +30,27 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import span
 
-from eq_evals.errors import EqEvalsError
 from eq_evals.core.limits import unscored_if_cut
 from eq_evals.core.text import length
+from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump, has_verdicts, log_verdicts
 from eq_evals.ratings import Verdict
 from eq_evals.resources import load_yaml
 
 VERDICT = re.compile(r"([AB])\s*(\+{1,6})")
 BARE = re.compile(r"(?<![A-Za-z])([AB])(?![A-Za-z])")
-PLACEHOLDERS = ("user_input", "response_a", "response_b", "length_a", "length_b", "dimension_name", "rubric",
-                "process_extra", "guidelines_extra", "output_extra_fields")
+PLACEHOLDERS = (
+    "user_input",
+    "response_a",
+    "response_b",
+    "length_a",
+    "length_b",
+    "dimension_name",
+    "rubric",
+    "process_extra",
+    "guidelines_extra",
+    "output_extra_fields",
+)
 
 
 @cache
@@ -73,28 +83,40 @@ def bare_user_input(text: str) -> str:
     several turns keeps its labels (they say who speaks)."""
     labels = list(_SPEAKER.finditer(text))
     if len(labels) == 1 and labels[0].start() == 0 and labels[0].group(1) in ("User", "用户"):
-        return text[labels[0].end():].strip()
+        return text[labels[0].end() :].strip()
     return text
 
 
-def judge_prompt(rubrics: dict[str, Any], dimension: str, language: str, user_input: str,
-                 response_a: str, response_b: str, unit: str = "native") -> str:
+def judge_prompt(
+    rubrics: dict[str, Any],
+    dimension: str,
+    language: str,
+    user_input: str,
+    response_a: str,
+    response_b: str,
+    unit: str = "native",
+) -> str:
     spec = rubrics["dimensions"].get(dimension)
     if spec is None:
         raise EqEvalsError(f"no judge rubric for dimension {dimension!r}")
     text = {k: v[language] if isinstance(v, dict) else v for k, v in spec.items() if isinstance(v, (dict, str))}
     user_input = bare_user_input(user_input)
     values = {
-        "user_input": user_input, "response_a": response_a, "response_b": response_b,
+        "user_input": user_input,
+        "response_a": response_a,
+        "response_b": response_b,
         "length_a": length_label(response_a, language, rubrics, unit),
         "length_b": length_label(response_b, language, rubrics, unit),
-        "dimension_name": text["name"], "rubric": text["rubric"],
-        "process_extra": text.get("process_extra", ""), "guidelines_extra": text.get("guidelines_extra", ""),
+        "dimension_name": text["name"],
+        "rubric": text["rubric"],
+        "process_extra": text.get("process_extra", ""),
+        "guidelines_extra": text.get("guidelines_extra", ""),
         "output_extra_fields": text.get("output_extra_fields", ""),
     }
     # the responses are inserted last, so braces inside them are never read as placeholders
     skeleton = rubrics["templates"][language].format_map(
-        {**values, "user_input": "\x00U", "response_a": "\x00A", "response_b": "\x00B"})
+        {**values, "user_input": "\x00U", "response_a": "\x00A", "response_b": "\x00B"}
+    )
     return skeleton.replace("\x00U", user_input).replace("\x00A", response_a).replace("\x00B", response_b)
 
 
@@ -142,8 +164,10 @@ def load_verdicts(logs: str) -> dict[str, JudgeCall]:
     for path in expand_log_paths(logs):
         log = read(path)
         if not has_verdicts(log) and log.samples:
-            raise EqEvalsError(f"-T reuse: {path} is a log of {log.eval.task}, not of a judging task (its samples "
-                               "carry no verdict records)")
+            raise EqEvalsError(
+                f"-T reuse: {path} is a log of {log.eval.task}, not of a judging task (its samples "
+                "carry no verdict records)"
+            )
         for _, verdict in log_verdicts(log, path):
             for call in verdict.calls:
                 if call.key and call.verdict is not None:
@@ -163,13 +187,20 @@ def grader_models() -> list[Model]:
 
 RETRY_NOTE = {
     "en": 'Your reply could not be read. Answer again in the JSON format requested, ending with "overall_winner" '
-          'set to A or B followed by one to five "+" signs, e.g. "A++".',
+    'set to A or B followed by one to five "+" signs, e.g. "A++".',
     "zh": '无法读取你的回复。请按要求的JSON格式重新回答，"overall_winner"写A或B并在后面加一到五个"+"，例如"A++"。',
 }
 
 
-async def ask_until_parsed(model: Model, messages: list[ChatMessage], parse: Callable[[str], Any], attempts: int,
-                           config: GenerateConfig, note: str, cache: bool = False) -> tuple[Any, int, list[str], str | None]:
+async def ask_until_parsed(
+    model: Model,
+    messages: list[ChatMessage],
+    parse: Callable[[str], Any],
+    attempts: int,
+    config: GenerateConfig,
+    note: str,
+    cache: bool = False,
+) -> tuple[Any, int, list[str], str | None]:
     """Call ``model`` until ``parse(reply)`` succeeds (it raises ValueError otherwise), at most ``attempts``
     times; after an unreadable reply the conversation continues with that reply and the correction ``note``.
     Returns (parsed value or None, attempts used, every reply, the last parse problem or None)."""
@@ -195,9 +226,17 @@ def _verdict_or_fail(reply: str) -> Verdict:
     return verdict
 
 
-async def judge_once(judge: Model, prompt: str, order: list[str], attempts: int, config: GenerateConfig,
-                     language: str = "en", earlier: dict[str, JudgeCall] | None = None,
-                     cache: bool = False, criterion: str = "") -> JudgeCall:
+async def judge_once(
+    judge: Model,
+    prompt: str,
+    order: list[str],
+    attempts: int,
+    config: GenerateConfig,
+    language: str = "en",
+    earlier: dict[str, JudgeCall] | None = None,
+    cache: bool = False,
+    criterion: str = "",
+) -> JudgeCall:
     """One judge call, retried with a correction note when the verdict cannot be parsed. A verdict already
     recorded under the same call_key in ``earlier`` (``load_verdicts``) is reused without calling the judge;
     ``cache`` turns on Inspect's model cache for the calls that are made."""
@@ -205,24 +244,52 @@ async def judge_once(judge: Model, prompt: str, order: list[str], attempts: int,
     if earlier and key in earlier:
         call = earlier[key]
         if call.order != order:  # cannot happen for an equal key unless a log was edited
-            raise EqEvalsError(f"reused verdict {key[:12]} from {call.reused_from} has order {call.order}, "
-                               f"expected {order}")
+            raise EqEvalsError(
+                f"reused verdict {key[:12]} from {call.reused_from} has order {call.order}, expected {order}"
+            )
         return call.model_copy(update={"judge": str(judge), "criterion": criterion})
     verdict, attempt, replies, _ = await ask_until_parsed(
-        judge, [ChatMessageUser(content=prompt)], _verdict_or_fail, attempts, config,
-        RETRY_NOTE.get(language, RETRY_NOTE["en"]), cache=cache)
+        judge,
+        [ChatMessageUser(content=prompt)],
+        _verdict_or_fail,
+        attempts,
+        config,
+        RETRY_NOTE.get(language, RETRY_NOTE["en"]),
+        cache=cache,
+    )
     if verdict is not None:
         winner = order[0] if verdict.winner == "A" else order[1]
-        return JudgeCall(judge=str(judge), criterion=criterion, order=order,
-                         verdict=f"{verdict.winner}{'+' * verdict.margin}", winner=winner, margin=verdict.margin,
-                         attempts=attempt, reasoning=replies[-1], key=key)
-    return JudgeCall(judge=str(judge), criterion=criterion, order=order, attempts=attempts,
-                     reasoning="\n---\n".join(replies), key=key, error="judge_unparseable")
+        return JudgeCall(
+            judge=str(judge),
+            criterion=criterion,
+            order=order,
+            verdict=f"{verdict.winner}{'+' * verdict.margin}",
+            winner=winner,
+            margin=verdict.margin,
+            attempts=attempt,
+            reasoning=replies[-1],
+            key=key,
+        )
+    return JudgeCall(
+        judge=str(judge),
+        criterion=criterion,
+        order=order,
+        attempts=attempts,
+        reasoning="\n---\n".join(replies),
+        key=key,
+        error="judge_unparseable",
+    )
 
 
 @scorer(metrics={"outcome": [mean()], "margin": [mean()], "conflicted": [mean()]})
-def pairwise_judge(rubrics: str, conflict_policy: str = "draw", attempts: int = 3,
-                   length_unit: str = "native", reuse: str | None = None, cache: bool = False) -> Scorer:
+def pairwise_judge(
+    rubrics: str,
+    conflict_policy: str = "draw",
+    attempts: int = 3,
+    length_unit: str = "native",
+    reuse: str | None = None,
+    cache: bool = False,
+) -> Scorer:
     """Judge one matchup in both orders with every judge of the ``grader`` role.
 
     ``reuse``: earlier judging logs (folder/files) whose verdicts are taken instead of calling the judge
@@ -248,36 +315,69 @@ def pairwise_judge(rubrics: str, conflict_policy: str = "draw", attempts: int = 
         config = GenerateConfig(temperature=judge_cfg.get("temperature"), seed=judge_cfg.get("seed"))
         a, b, language, dimension = md["model_a"], md["model_b"], md["language"], md["dimension"]
         texts = {a: md["response_a"], b: md["response_b"]}
-        record = PairVerdict(model_a=a, model_b=b, item=str(md["item"]), sample=str(state.sample_id),
-                             language=language, phase=md.get("phase", ""), epoch=md.get("epoch"), rubric=rubrics,
-                             lengths={a: length(texts[a], language), b: length(texts[b], language)})
+        record = PairVerdict(
+            model_a=a,
+            model_b=b,
+            item=str(md["item"]),
+            sample=str(state.sample_id),
+            language=language,
+            phase=md.get("phase", ""),
+            epoch=md.get("epoch"),
+            rubric=rubrics,
+            lengths={a: length(texts[a], language), b: length(texts[b], language)},
+        )
         for judge in grader_models():
             calls = []
             for first, second in ((a, b), (b, a)):
-                prompt = judge_prompt(rubric, dimension, language, md["user_input"], texts[first],
-                                      texts[second], length_unit)
+                prompt = judge_prompt(
+                    rubric, dimension, language, md["user_input"], texts[first], texts[second], length_unit
+                )
                 async with span(f"{judge} judges {dimension}: A={first}, B={second}", type="judge"):
-                    calls.append(await judge_once(judge, prompt, [first, second], attempts, config, language,
-                                                  earlier, cache, criterion=dimension))
+                    calls.append(
+                        await judge_once(
+                            judge,
+                            prompt,
+                            [first, second],
+                            attempts,
+                            config,
+                            language,
+                            earlier,
+                            cache,
+                            criterion=dimension,
+                        )
+                    )
             record.calls += calls
             record.judgments.append(combine(calls, a, conflict_policy))
         metadata = {"verdicts": dump([record])}
         valid = [j for j in record.judgments if j.outcome is not None]
-        failures = [f"{j.judge}: " + ("unparseable reply after {} attempts".format(attempts)
-                                      if j.reason == "judge_unparseable" else
-                                      "position-inconsistent verdicts discarded (conflict_policy=discard)")
-                    for j in record.judgments if j.outcome is None]
+        failures = [
+            f"{j.judge}: "
+            + (
+                "unparseable reply after {} attempts".format(attempts)
+                if j.reason == "judge_unparseable"
+                else "position-inconsistent verdicts discarded (conflict_policy=discard)"
+            )
+            for j in record.judgments
+            if j.outcome is None
+        ]
         if not valid:
-            reason = "judge_unparseable" if any(j.reason == "judge_unparseable" for j in record.judgments) \
+            reason = (
+                "judge_unparseable"
+                if any(j.reason == "judge_unparseable" for j in record.judgments)
                 else "verdicts_discarded"
+            )
             return Score.unscored(reason=reason, explanation="; ".join(failures), metadata=metadata)
         outcome = sum(j.outcome for j in valid) / len(valid)  # type: ignore[misc]
-        value = {"outcome": outcome, "margin": sum(j.margin for j in valid) / len(valid),
-                 "conflicted": sum(j.conflicted for j in valid) / len(valid)}
+        value = {
+            "outcome": outcome,
+            "margin": sum(j.margin for j in valid) / len(valid),
+            "conflicted": sum(j.conflicted for j in valid) / len(valid),
+        }
         lines = []
         for j in record.judgments:
-            shown = ", ".join(f"[A={c.order[0]}, B={c.order[1]}] {c.verdict}" for c in record.calls
-                              if c.judge == j.judge)
+            shown = ", ".join(
+                f"[A={c.order[0]}, B={c.order[1]}] {c.verdict}" for c in record.calls if c.judge == j.judge
+            )
             if j.outcome is None:
                 lines.append(f"{j.judge}: {shown} -> not recorded")
             else:
@@ -299,6 +399,7 @@ pairwise_judge.validate_declaration = _validate  # type: ignore[attr-defined]
 def required(parse: Callable[[str], Any]) -> Callable[[str], Any]:
     """Adapt a parser that returns None for an unreadable reply to ``ask_until_parsed`` (which retries on
     ValueError)."""
+
     def strict(reply: str) -> Any:
         value = parse(reply)
         if value is None:

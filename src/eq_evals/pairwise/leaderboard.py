@@ -103,8 +103,10 @@ def judged_comparisons(inputs: Inputs) -> Judged:
                 out.comparisons.append(comp)
                 out.by_task[info.task].append(comp)
                 if from_partial:
-                    out.partial_groups |= {(info.task, comp.language, comp.dimension),
-                                           (info.task, comp.language, "overall")}
+                    out.partial_groups |= {
+                        (info.task, comp.language, comp.dimension),
+                        (info.task, comp.language, "overall"),
+                    }
                 if not any(c.judge == j.judge for c in v.calls):
                     continue  # a verdict without recorded calls (a board's): no judge diagnostics
                 stats = out.judges[j.judge]
@@ -157,9 +159,15 @@ MIN_MATCHUPS = 10
 PARALLEL_MIN_COMPARISONS = 50_000  # below this, forking workers costs more than it saves
 
 
-def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, seed: int,
-                 progress: bool = True, workers: int | None = None,
-                 partial_groups: Iterable[tuple[str, str]] = ()) -> list[Table]:
+def build_tables(
+    comparisons: list[Comparison],
+    method: str,
+    bootstrap: int,
+    seed: int,
+    progress: bool = True,
+    workers: int | None = None,
+    partial_groups: Iterable[tuple[str, str]] = (),
+) -> list[Table]:
     """One table per (language, dimension) plus each language's pooled Overall table.
 
     The tables are rated in parallel worker processes (``ratings.parallel``): ``workers`` None = the usable
@@ -179,8 +187,12 @@ def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, see
     if workers is None and len(comparisons) < PARALLEL_MIN_COMPARISONS:
         workers = 1
     with tqdm(total=len(jobs), desc=f"rating ({method})", unit="table", disable=not progress) as bar:
-        results = run_calls([(rate, (comps, method, bootstrap, seed)) for _, _, comps in jobs],
-                            [len(comps) for _, _, comps in jobs], workers, on_done=bar.update)
+        results = run_calls(
+            [(rate, (comps, method, bootstrap, seed)) for _, _, comps in jobs],
+            [len(comps) for _, _, comps in jobs],
+            workers,
+            on_done=bar.update,
+        )
     tables = []
     for (language, dimension, comps), (ratings, error) in zip(jobs, results):
         if error is not None:
@@ -191,21 +203,39 @@ def build_tables(comparisons: list[Comparison], method: str, bootstrap: int, see
         models = sorted({c.model_a for c in comps} | {c.model_b for c in comps})
         groups = components(comps, models)
         if len(groups) > 1:  # only bt and thurstone refuse (their fits raise); the sequential methods still rank
-            notes.append(f"the comparison graph is disconnected into {len(groups)} components ("
-                         + "; ".join(", ".join(g) for g in groups) + "): ratings across components are not "
-                         "comparable, only within one")
+            notes.append(
+                f"the comparison graph is disconnected into {len(groups)} components ("
+                + "; ".join(", ".join(g) for g in groups)
+                + "): ratings across components are not "
+                "comparable, only within one"
+            )
         fewest = min(sum(1 for c in comps if m in (c.model_a, c.model_b)) for m in models)
         if fewest < MIN_MATCHUPS:
-            notes.append(f"small sample: only {len(comps)} comparisons, the fewest for one model {fewest} (under "
-                         f"{MIN_MATCHUPS}); the order may change with more"
-                         + ("; sequential updates weigh the last matchups most" if method in ("trueskill", "eqbench3",
-                                                                                               "elo") else ""))
+            notes.append(
+                f"small sample: only {len(comps)} comparisons, the fewest for one model {fewest} (under "
+                f"{MIN_MATCHUPS}); the order may change with more"
+                + (
+                    "; sequential updates weigh the last matchups most"
+                    if method in ("trueskill", "eqbench3", "elo")
+                    else ""
+                )
+            )
         ratings, widened = containing(ratings)
         if widened:
-            notes.append("the bootstrap interval of " + ", ".join(widened) + " did not contain its rating (a fit at "
-                         "the edge of the data, e.g. all wins or all losses) and was widened to reach it")
-        tables.append(Table(language, dimension, leaderboard(ratings), len(comps), "; ".join(notes),
-                            partial=(language, dimension) in set(partial_groups)))
+            notes.append(
+                "the bootstrap interval of " + ", ".join(widened) + " did not contain its rating (a fit at "
+                "the edge of the data, e.g. all wins or all losses) and was widened to reach it"
+            )
+        tables.append(
+            Table(
+                language,
+                dimension,
+                leaderboard(ratings),
+                len(comps),
+                "; ".join(notes),
+                partial=(language, dimension) in set(partial_groups),
+            )
+        )
     for t in tables:
         if t.dimension == "overall":
             per_dim = [d for d in tables if d.language == t.language and d.dimension != "overall"]
@@ -230,26 +260,34 @@ def containing(ratings: dict[str, Rating]) -> tuple[dict[str, Rating], list[str]
     return out, sorted(widened)
 
 
-DIMENSION_MEAN_LABEL = ("mean of dimension ratings (plain mean of the model's per-dimension ratings: a different "
-                        "statistic from Overall, which rates all dimensions' comparisons pooled; docs/ratings.md §3)")
+DIMENSION_MEAN_LABEL = (
+    "mean of dimension ratings (plain mean of the model's per-dimension ratings: a different "
+    "statistic from Overall, which rates all dimensions' comparisons pooled; docs/ratings.md §3)"
+)
 
 
 def render_tables(method: str, tables: list[Table], judges: dict) -> str:
     lines: list[str] = []
     if tables:
-        lines += [f"Method: {METHODS[method]}. Ratings are comparable only within one table (same language, "
-                  "dimension, model cohort and judge).", ""]
+        lines += [
+            f"Method: {METHODS[method]}. Ratings are comparable only within one table (same language, "
+            "dimension, model cohort and judge).",
+            "",
+        ]
     for t in tables:
         title = "Overall (all dimensions pooled)" if t.dimension == "overall" else t.dimension
         overall = t.dimension == "overall"
-        partial = (" PARTIAL: some comparisons come from logs that are not complete (see Notes)."
-                   if t.partial else "")
+        partial = " PARTIAL: some comparisons come from logs that are not complete (see Notes)." if t.partial else ""
         where = f"{t.task} · " if len({x.task for x in tables}) > 1 else ""
-        lines += [f"## {where}{t.language} / {title}" + (" (partial)" if t.partial else ""), "",
-                  f"{t.n_comparisons} comparisons." + (f" Note: {t.note}." if t.note else "") + partial, "",
-                  "| rank | model | rating | 95% interval | matchups | wins | losses | draws |"
-                  + (" mean of dimension ratings † |" if overall else ""),
-                  "|---|---|---|---|---|---|---|---|" + ("---|" if overall else "")]
+        lines += [
+            f"## {where}{t.language} / {title}" + (" (partial)" if t.partial else ""),
+            "",
+            f"{t.n_comparisons} comparisons." + (f" Note: {t.note}." if t.note else "") + partial,
+            "",
+            "| rank | model | rating | 95% interval | matchups | wins | losses | draws |"
+            + (" mean of dimension ratings † |" if overall else ""),
+            "|---|---|---|---|---|---|---|---|" + ("---|" if overall else ""),
+        ]
         for i, r in enumerate(t.ratings, 1):
             lo, hi = _interval(r)
             interval = f"{fmt(lo)} to {fmt(hi)}" if lo is not None else ""
@@ -257,18 +295,27 @@ def render_tables(method: str, tables: list[Table], judges: dict) -> str:
             if overall:
                 mean, n = t.dimension_means.get(r.model, (None, 0))
                 extra = f" {fmt(mean)} ({n} dim.) |" if mean is not None else " |"
-            lines.append(f"| {i} | {r.model}{' (partial)' if t.partial else ''} | {fmt(r.score)} | {interval} | {r.n} | {r.wins} | {r.losses} | {r.draws} |"
-                         + extra)
+            lines.append(
+                f"| {i} | {r.model}{' (partial)' if t.partial else ''} | {fmt(r.score)} | {interval} | {r.n} | {r.wins} | {r.losses} | {r.draws} |"
+                + extra
+            )
         if overall:
             lines += ["", f"† {DIMENSION_MEAN_LABEL[0].upper() + DIMENSION_MEAN_LABEL[1:]}."]
         lines.append("")
     if judges:
-        lines += ["## Judge diagnostics", "", "| judge | calls | parse rate | matchups | position-flip rate | "
-                  "longer answer wins | rates its own family |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            "## Judge diagnostics",
+            "",
+            "| judge | calls | parse rate | matchups | position-flip rate | "
+            "longer answer wins | rates its own family |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for judge, d in judges.items():
-            lines.append(f"| {judge} | {d['calls']} | {fmt(d['parse_rate'], 3)} | {d['matchups']} | "
-                         f"{fmt(d['position_flip_rate'], 3)} | {fmt(d['longer_answer_win_rate'], 3)} | "
-                         f"{'YES: ' + ', '.join(d['self_family']) if d['self_family'] else 'no'} |")
+            lines.append(
+                f"| {judge} | {d['calls']} | {fmt(d['parse_rate'], 3)} | {d['matchups']} | "
+                f"{fmt(d['position_flip_rate'], 3)} | {fmt(d['longer_answer_win_rate'], 3)} | "
+                f"{'YES: ' + ', '.join(d['self_family']) if d['self_family'] else 'no'} |"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -279,14 +326,28 @@ def rows_for_csv(tables: list[Table]) -> list[dict[str, Any]]:
         for rank, r in enumerate(t.ratings, 1):
             lo, hi = _interval(r)
             mean = t.dimension_means.get(r.model)
-            rows.append({"task": t.task, "language": t.language, "dimension": t.dimension, "rank": rank, "model": r.model,
-                         "partial": t.partial, "note": t.note,
-                         "rating": round(r.score, 3), "lower": None if lo is None else round(lo, 3),
-                         "upper": None if hi is None else round(hi, 3), "sigma": r.sigma, "matchups": r.n,
-                         "wins": r.wins, "losses": r.losses, "draws": r.draws,
-                         # Overall rows only; see DIMENSION_MEAN_LABEL (not the Overall statistic)
-                         "mean_of_dimension_ratings": None if mean is None else round(mean[0], 3),
-                         "n_dimensions": None if mean is None else mean[1]})
+            rows.append(
+                {
+                    "task": t.task,
+                    "language": t.language,
+                    "dimension": t.dimension,
+                    "rank": rank,
+                    "model": r.model,
+                    "partial": t.partial,
+                    "note": t.note,
+                    "rating": round(r.score, 3),
+                    "lower": None if lo is None else round(lo, 3),
+                    "upper": None if hi is None else round(hi, 3),
+                    "sigma": r.sigma,
+                    "matchups": r.n,
+                    "wins": r.wins,
+                    "losses": r.losses,
+                    "draws": r.draws,
+                    # Overall rows only; see DIMENSION_MEAN_LABEL (not the Overall statistic)
+                    "mean_of_dimension_ratings": None if mean is None else round(mean[0], 3),
+                    "n_dimensions": None if mean is None else mean[1],
+                }
+            )
     return rows
 
 
@@ -313,13 +374,33 @@ def _chart_panel(ax: Any, table: Table, xlim: tuple[float, float], method: str, 
     rs = list(reversed(table.ratings))  # leaderboard order is best first; y grows upwards
     ys = list(range(len(rs)))
     lo_hi = [_interval(r) for r in rs]
-    err = [[r.score - (lo if lo is not None else r.score) for r, (lo, _) in zip(rs, lo_hi)],
-           [(hi if hi is not None else r.score) - r.score for r, (_, hi) in zip(rs, lo_hi)]]
-    ax.errorbar([r.score for r in rs], ys, xerr=err, fmt="o", color="#1f4e79", ecolor="#6fa8dc", elinewidth=4,
-                capsize=5, capthick=1.5, markersize=7, zorder=3)
+    err = [
+        [r.score - (lo if lo is not None else r.score) for r, (lo, _) in zip(rs, lo_hi)],
+        [(hi if hi is not None else r.score) - r.score for r, (_, hi) in zip(rs, lo_hi)],
+    ]
+    ax.errorbar(
+        [r.score for r in rs],
+        ys,
+        xerr=err,
+        fmt="o",
+        color="#1f4e79",
+        ecolor="#6fa8dc",
+        elinewidth=4,
+        capsize=5,
+        capthick=1.5,
+        markersize=7,
+        zorder=3,
+    )
     for y, r in zip(ys, rs):
-        ax.annotate(f"{r.score:.0f}", (r.score, y), textcoords="offset points", xytext=(0, 7), ha="center",
-                    fontsize=8, color="#1f4e79")
+        ax.annotate(
+            f"{r.score:.0f}",
+            (r.score, y),
+            textcoords="offset points",
+            xytext=(0, 7),
+            ha="center",
+            fontsize=8,
+            color="#1f4e79",
+        )
     ax.set_yticks(ys, [r.model.split("/")[-1] for r in rs], fontsize=9)
     ax.set_ylim(-0.6, len(rs) - 0.4)
     ax.set_xlim(*xlim)
@@ -329,8 +410,9 @@ def _chart_panel(ax: Any, table: Table, xlim: tuple[float, float], method: str, 
     ax.set_title(title + (" (partial logs)" if table.partial else ""), fontsize=10)
 
 
-def _chart_figure(panels: list[tuple[Table, str]], path: Path, method: str, xlim: tuple[float, float],
-                  suptitle: str) -> None:
+def _chart_figure(
+    panels: list[tuple[Table, str]], path: Path, method: str, xlim: tuple[float, float], suptitle: str
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -338,8 +420,7 @@ def _chart_figure(panels: list[tuple[Table, str]], path: Path, method: str, xlim
 
     n_models = max(len(t.ratings) for t, _ in panels)
     # 6.4 in wide (about 960 px at 150 dpi): a README column or one column of a two-column paper; panels stack
-    fig, axes = plt.subplots(len(panels), 1, squeeze=False,
-                             figsize=(6.4, len(panels) * (0.42 * n_models + 1.3) + 0.5))
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False, figsize=(6.4, len(panels) * (0.42 * n_models + 1.3) + 0.5))
     for ax, (table, title) in zip(axes[:, 0], panels):
         _chart_panel(ax, table, xlim, method, title)
     if suptitle:
@@ -363,16 +444,22 @@ def plot(tables: list[Table], path: Path, method: str) -> list[Path]:
     for task, language in sorted({(t.task, t.language) for t in tables}):
         mine = [t for t in tables if (t.task, t.language) == (task, language)]
         top = next((t for t in mine if t.dimension == "overall"), None) or mine[0]
-        overall.append((top, f"{task + ' · ' if several else ''}{language} / {top.dimension} "
-                             f"({top.n_comparisons} comparisons)"))
+        overall.append(
+            (top, f"{task + ' · ' if several else ''}{language} / {top.dimension} ({top.n_comparisons} comparisons)")
+        )
     _chart_figure(overall, path, method, xlim, f"Overall ratings: {METHODS[method]}")
     written.append(path)
     charts = path.parent / "charts"
     charts.mkdir(exist_ok=True)
     for t in tables:
         file = charts / f"{(t.task + '_') if several else ''}{metric_key(t.language, t.dimension)}.png"
-        _chart_figure([(t, f"{t.task + ' · ' if several else ''}{t.language} / {t.dimension} "
-                           f"({t.n_comparisons} comparisons)")], file, method, xlim, t.note)
+        _chart_figure(
+            [(t, f"{t.task + ' · ' if several else ''}{t.language} / {t.dimension} ({t.n_comparisons} comparisons)")],
+            file,
+            method,
+            xlim,
+            t.note,
+        )
         written.append(file)
     return written
 
@@ -387,8 +474,14 @@ def build(inputs: Inputs) -> Result:
         return Result(json={"tables": [], "judges": {}}, csv={"leaderboard.csv": []})
     tables = []
     for task, comps in sorted(judged.by_task.items()):
-        for t in build_tables(comps, inputs.method, inputs.bootstrap, inputs.seed, inputs.progress,
-                              partial_groups={(lang, dim) for tk, lang, dim in judged.partial_groups if tk == task}):
+        for t in build_tables(
+            comps,
+            inputs.method,
+            inputs.bootstrap,
+            inputs.seed,
+            inputs.progress,
+            partial_groups={(lang, dim) for tk, lang, dim in judged.partial_groups if tk == task},
+        ):
             t.task = task
             tables.append(t)
     judges = {}
@@ -398,11 +491,18 @@ def build(inputs: Inputs) -> Result:
         judges[judge] = d
     rows = rows_for_csv(tables)
     files = plot(tables, inputs.out_dir / "leaderboard.png", inputs.method)
-    return Result(markdown=render_tables(inputs.method, tables, judges),
-                  json={"tables": rows, "dimension_mean_label": DIMENSION_MEAN_LABEL, "judges": judges,
-                        "notes": {f"{t.task}/{t.language}/{t.dimension}": t.note for t in tables if t.note},
-                        "charts": [p.relative_to(inputs.out_dir).as_posix() for p in files]},
-                  csv={"leaderboard.csv": rows}, files=files)
+    return Result(
+        markdown=render_tables(inputs.method, tables, judges),
+        json={
+            "tables": rows,
+            "dimension_mean_label": DIMENSION_MEAN_LABEL,
+            "judges": judges,
+            "notes": {f"{t.task}/{t.language}/{t.dimension}": t.note for t in tables if t.note},
+            "charts": [p.relative_to(inputs.out_dir).as_posix() for p in files],
+        },
+        csv={"leaderboard.csv": rows},
+        files=files,
+    )
 
 
 SECTIONS = [Section(key="ratings", title="Pairwise ratings", tasks=rated_tasks, build=build, order=10)]

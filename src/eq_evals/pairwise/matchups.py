@@ -23,10 +23,10 @@ from inspect_ai import SampleSource
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalSample
 
-from eq_evals.pairwise.verdict import sample_verdicts
 from eq_evals.core.sources import VERSION_KEY, versions_of
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.logs import Generation, load_generations
+from eq_evals.pairwise.verdict import sample_verdicts
 from eq_evals.ratings import (
     Comparison,
     active_pairs,
@@ -86,8 +86,14 @@ class Pool:
             id=f"{dimension}|{sid}|e{epoch}|{a}|{b}",
             input=self.info[key]["prompt"],
             metadata={
-                "dimension": dimension, "language": md.get("language", "en"), "item": f"{sid}#{epoch}",
-                "item_id": md.get("item_id", sid), "epoch": epoch, "model_a": a, "model_b": b, "phase": phase,
+                "dimension": dimension,
+                "language": md.get("language", "en"),
+                "item": f"{sid}#{epoch}",
+                "item_id": md.get("item_id", sid),
+                "epoch": epoch,
+                "model_a": a,
+                "model_b": b,
+                "phase": phase,
                 "user_input": self.info[key]["prompt"],
                 "response_a": self.by_model[a].responses[key].text,
                 "response_b": self.by_model[b].responses[key].text,
@@ -120,8 +126,15 @@ class AdaptiveSource(SampleSource):
     def dataset_versions(self) -> list[dict[str, Any]]:
         return self.pool.dataset_versions()
 
-    def __init__(self, pool: Pool, max_rounds: int, pairs_per_round: int, samples_per_tier: tuple[int, ...],
-                 tier_fractions: tuple[float, ...], seed: int) -> None:
+    def __init__(
+        self,
+        pool: Pool,
+        max_rounds: int,
+        pairs_per_round: int,
+        samples_per_tier: tuple[int, ...],
+        tier_fractions: tuple[float, ...],
+        seed: int,
+    ) -> None:
         self.pool, self.max_rounds, self.pairs_per_round = pool, max_rounds, pairs_per_round
         self.samples_per_tier, self.tier_fractions, self.seed = samples_per_tier, tier_fractions, seed
         self.round = 0
@@ -167,14 +180,22 @@ class AdaptiveSource(SampleSource):
                 continue
             ratings = trueskill_facet(comps)
             if self.round > 1 and ranking_unchanged(self.previous.get(group, {}), ratings):
-                self.done.add(group)  # converged: the ranking did not change since the last round (docs/ratings.md, '7. Pairing')
+                self.done.add(
+                    group
+                )  # converged: the ranking did not change since the last round (docs/ratings.md, '7. Pairing')
                 continue
             self.previous[group] = ratings
             items = [k for k in by_key if language_of[k] == language and dimension in self.pool.dimensions[by_key[k]]]
             compared = {(item, (a, b)) for item, a, b in self.compared.get(group, set())}
-            chosen = adaptive_pairs(ratings, compared, items, pairs_per_round=self.pairs_per_round,
-                                    samples_per_tier=self.samples_per_tier, tier_fractions=self.tier_fractions,
-                                    rng=self.rng)
+            chosen = adaptive_pairs(
+                ratings,
+                compared,
+                items,
+                pairs_per_round=self.pairs_per_round,
+                samples_per_tier=self.samples_per_tier,
+                tier_fractions=self.tier_fractions,
+                rng=self.rng,
+            )
             before = len(out)
             for item, (a, b) in chosen:
                 self._add(self.pool.sample(by_key[item], dimension, a, b, f"smart_{self.round}"), out)
@@ -201,13 +222,22 @@ class ActiveSource(SampleSource):
     def dataset_versions(self) -> list[dict[str, Any]]:
         return self.pool.dataset_versions()
 
-    def __init__(self, pool: Pool, batch: int, budget: int | None, seed: int, stop: str = "settled",
-                 settle_misorder: float = 1.0, settle_rounds: int = 2) -> None:
+    def __init__(
+        self,
+        pool: Pool,
+        batch: int,
+        budget: int | None,
+        seed: int,
+        stop: str = "settled",
+        settle_misorder: float = 1.0,
+        settle_rounds: int = 2,
+    ) -> None:
         if stop not in ("settled", "budget"):
             raise EqEvalsError(f"-T stop={stop}: expected settled or budget")
         if settle_rounds < 1 or settle_misorder <= 0:
-            raise EqEvalsError(f"-T settle_rounds must be >= 1 and settle_misorder > 0, got {settle_rounds}, "
-                               f"{settle_misorder}")
+            raise EqEvalsError(
+                f"-T settle_rounds must be >= 1 and settle_misorder > 0, got {settle_rounds}, {settle_misorder}"
+            )
         self.pool, self.batch, self.rng = pool, batch, random.Random(seed)
         self.stop, self.settle_misorder, self.settle_rounds = stop, settle_misorder, settle_rounds
         self.by_key = {f"{sid}#{epoch}": (sid, epoch) for sid, epoch in pool.instances}
@@ -231,17 +261,26 @@ class ActiveSource(SampleSource):
         self.state[d] = {"round": self.round, "matchups_before": len(self.compared[d])}
         if not self.comparisons[d]:
             return None
-        settled, info = settle_check(self.comparisons[d], self.pool.models, self.orders[d], self.settle_misorder,
-                                     self.settle_rounds)
+        settled, info = settle_check(
+            self.comparisons[d], self.pool.models, self.orders[d], self.settle_misorder, self.settle_rounds
+        )
         self.state[d].update({k: v for k, v in info.items() if k != "order"})
         if self.stop == "settled" and settled:
-            return {"reason": "settled", "expected_misordered_pairs": info["expected_misordered_pairs"],
-                    "order": info["order"]}
+            return {
+                "reason": "settled",
+                "expected_misordered_pairs": info["expected_misordered_pairs"],
+                "order": info["order"],
+            }
         return None
 
     def _finish(self, d: str, info: dict[str, Any]) -> None:
-        info = {"dimension": d, **info, "matchups": len(self.compared[d]), "budget": self.budget[d],
-                "round_robin": len(self.items[d]) * len(self.pool.models) * (len(self.pool.models) - 1) // 2}
+        info = {
+            "dimension": d,
+            **info,
+            "matchups": len(self.compared[d]),
+            "budget": self.budget[d],
+            "round_robin": len(self.items[d]) * len(self.pool.models) * (len(self.pool.models) - 1) // 2,
+        }
         self.stopped[d] = info
         logger.info("active pairing stopped: %s", json.dumps(info))
 
@@ -259,13 +298,16 @@ class ActiveSource(SampleSource):
             if settled:
                 self._finish(d, settled)
                 continue
-            chosen = active_pairs(self.comparisons[d], self.compared[d], self.items[d], self.pool.models,
-                                  batch=self.batch, rng=self.rng)[:left]
+            chosen = active_pairs(
+                self.comparisons[d], self.compared[d], self.items[d], self.pool.models, batch=self.batch, rng=self.rng
+            )[:left]
             if not chosen:
                 self._finish(d, {"reason": "no matchup left"})
             for item, (a, b) in chosen:
                 self.compared[d].add((item, (a, b)))
-                sample = self.pool.sample(self.by_key[item], d, a, b, "connect" if self.round == 1 else f"active_{self.round}")
+                sample = self.pool.sample(
+                    self.by_key[item], d, a, b, "connect" if self.round == 1 else f"active_{self.round}"
+                )
                 if sample is not None:
                     sample.metadata = {**(sample.metadata or {}), "pairing": dict(self.state[d])}
                     out.append(sample)
@@ -285,19 +327,42 @@ class ActiveSource(SampleSource):
     def stop_report(self) -> dict[str, Any]:
         """The stop record of every dimension, for the log's metadata (``stop_hook``); a dimension the run
         left before any stop (cancelled, interrupted) says so."""
-        open_ = {d: {"dimension": d, "reason": "the run ended before a stop (cancelled or interrupted)",
-                     "matchups": len(self.compared[d]), "budget": self.budget[d]}
-                 for d in self.dimensions if d not in self.stopped}
-        return {"stop_rule": self.stop, "settle_misorder": self.settle_misorder, "settle_rounds": self.settle_rounds,
-                "batches": self.round, "dimensions": {**self.stopped, **open_}}
+        open_ = {
+            d: {
+                "dimension": d,
+                "reason": "the run ended before a stop (cancelled or interrupted)",
+                "matchups": len(self.compared[d]),
+                "budget": self.budget[d],
+            }
+            for d in self.dimensions
+            if d not in self.stopped
+        }
+        return {
+            "stop_rule": self.stop,
+            "settle_misorder": self.settle_misorder,
+            "settle_rounds": self.settle_rounds,
+            "batches": self.round,
+            "dimensions": {**self.stopped, **open_},
+        }
 
 
-def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None = None,
-                      generation_tasks: list[str] | None = None, pairing: str = "active",
-                      max_rounds: int = 10, pairs_per_round: int = 20, seed: int = 42, batch: int = 10,
-                      budget: int | None = None, stop: str = "settled", settle_misorder: float = 1.0,
-                      settle_rounds: int = 2, allow_partial: bool = False,
-                      allow_mixed_datasets: bool = False) -> list[Sample] | SampleSource:
+def pairwise_matchups(
+    logs: str,
+    language: str = "all",
+    dimensions: str | None = None,
+    generation_tasks: list[str] | None = None,
+    pairing: str = "active",
+    max_rounds: int = 10,
+    pairs_per_round: int = 20,
+    seed: int = 42,
+    batch: int = 10,
+    budget: int | None = None,
+    stop: str = "settled",
+    settle_misorder: float = 1.0,
+    settle_rounds: int = 2,
+    allow_partial: bool = False,
+    allow_mixed_datasets: bool = False,
+) -> list[Sample] | SampleSource:
     """Matchups from the generation logs of two or more models (a folder or comma-separated files)."""
     if not logs:
         raise EqEvalsError("-T logs=DIR is required: the generation logs of two or more models of one task")
@@ -306,8 +371,10 @@ def pairwise_matchups(logs: str, language: str = "all", dimensions: str | None =
     if pairing == "round_robin":
         samples = round_robin_samples(pool)
         if not samples:
-            raise EqEvalsError(f"no matchups in {logs}: no prompt instance was answered by two or more of the models "
-                               f"({', '.join(pool.models)}); see each log's failed samples (eq-evals doctor)")
+            raise EqEvalsError(
+                f"no matchups in {logs}: no prompt instance was answered by two or more of the models "
+                f"({', '.join(pool.models)}); see each log's failed samples (eq-evals doctor)"
+            )
         return samples
     if pairing == "adaptive":
         return AdaptiveSource(pool, max_rounds, pairs_per_round, (8, 4, 2), (0.1, 0.3), seed)

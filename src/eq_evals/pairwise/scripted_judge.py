@@ -25,9 +25,15 @@ def _verdict(prompt: str) -> str:
     a, b = lengths["A"], lengths["B"]
     winner = "A" if a <= b else "B"
     margin = min(5, 1 + abs(a - b) // 10)
-    return json.dumps({"chain_of_thought_reasoning": f"Response A has length {a}, B {b}; the shorter one is "
-                       "kinder to a distressed user.", "length_analysis": "compared",
-                       "content_quality_analysis": "similar", "overall_winner": winner + "+" * margin})
+    return json.dumps(
+        {
+            "chain_of_thought_reasoning": f"Response A has length {a}, B {b}; the shorter one is "
+            "kinder to a distressed user.",
+            "length_analysis": "compared",
+            "content_quality_analysis": "similar",
+            "overall_winner": winner + "+" * margin,
+        }
+    )
 
 
 @register_mode("judge")

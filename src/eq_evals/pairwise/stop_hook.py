@@ -25,8 +25,11 @@ KEY = "active_pairing"
 def record_stops(location: str, report: dict) -> None:
     """Add ``report`` to the log at ``location`` as ``metadata[KEY]``, through Inspect's log edits."""
     log = read_eval_log(location)
-    log = edit_eval_log(log, [MetadataEdit(metadata_set={KEY: report})],
-                        ProvenanceData(author="eq_evals", reason="active pairing: why each dimension stopped"))
+    log = edit_eval_log(
+        log,
+        [MetadataEdit(metadata_set={KEY: report})],
+        ProvenanceData(author="eq_evals", reason="active pairing: why each dimension stopped"),
+    )
     write_eval_log(log, location)
 
 

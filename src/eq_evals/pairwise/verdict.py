@@ -32,16 +32,16 @@ class JudgeCall(BaseModel):
 
     judge: str
     criterion: str
-    order: list[str]                 # [contestant shown first ("A"), contestant shown second ("B")]
-    verdict: str | None = None       # the verdict as written, e.g. "B+++"; None when unreadable after every attempt
-    winner: str | None = None        # the contestant the verdict favours; None when unreadable
-    margin: int = 0                  # the verdict's strength (number of "+", 0..5)
+    order: list[str]  # [contestant shown first ("A"), contestant shown second ("B")]
+    verdict: str | None = None  # the verdict as written, e.g. "B+++"; None when unreadable after every attempt
+    winner: str | None = None  # the contestant the verdict favours; None when unreadable
+    margin: int = 0  # the verdict's strength (number of "+", 0..5)
     attempts: int = 1
     reasoning: str = ""
-    key: str = ""                    # what makes an earlier verdict reusable (FACET's call key)
-    reused_from: str | None = None   # the earlier judging log the verdict was taken from (no call made)
-    error: str | None = None         # why there is no verdict (e.g. "parse", "empty_response")
-    self_judged: bool = False        # the judge shares a family with a contestant
+    key: str = ""  # what makes an earlier verdict reusable (FACET's call key)
+    reused_from: str | None = None  # the earlier judging log the verdict was taken from (no call made)
+    error: str | None = None  # why there is no verdict (e.g. "parse", "empty_response")
+    self_judged: bool = False  # the judge shares a family with a contestant
     prompt_hash: str | None = None
 
     def position_verdict(self) -> Verdict:
@@ -58,12 +58,12 @@ class Judgment(BaseModel):
 
     judge: str
     criterion: str
-    outcome: float | None = None     # for model_a: 1 win, 0 loss, 0.5 draw; None = not recorded (see reason)
+    outcome: float | None = None  # for model_a: 1 win, 0 loss, 0.5 draw; None = not recorded (see reason)
     margin: int = 0
-    conflicted: bool = False         # the two orders disagreed (a position-inconsistent draw)
-    plus_a: int | None = None        # raw "+" tallies over both orders (EQ-Bench 3's input)
+    conflicted: bool = False  # the two orders disagreed (a position-inconsistent draw)
+    plus_a: int | None = None  # raw "+" tallies over both orders (EQ-Bench 3's input)
     plus_b: int | None = None
-    reason: str = ""                 # why no outcome: unparseable reply, verdicts discarded
+    reason: str = ""  # why no outcome: unparseable reply, verdicts discarded
 
 
 class PairVerdict(BaseModel):
@@ -73,23 +73,37 @@ class PairVerdict(BaseModel):
 
     model_a: str
     model_b: str
-    item: str                        # the resampling unit (prompt instance, conversation cluster)
-    sample: str = ""                 # the judged sample's id
+    item: str  # the resampling unit (prompt instance, conversation cluster)
+    sample: str = ""  # the judged sample's id
     language: str = "en"
-    subset: str = ""                 # the item's subset where a set has several (e.g. regular / adversarial)
+    subset: str = ""  # the item's subset where a set has several (e.g. regular / adversarial)
     phase: str = ""
     epoch: int | None = None
     rubric: str = ""
-    lengths: dict[str, int] = Field(default_factory=dict)   # contestant -> reply length (words or characters)
+    lengths: dict[str, int] = Field(default_factory=dict)  # contestant -> reply length (words or characters)
     calls: list[JudgeCall] = Field(default_factory=list)
     judgments: list[Judgment] = Field(default_factory=list)
 
     def comparisons(self) -> list[Comparison]:
         """One Comparison per recorded judgment (dimension = the judged criterion)."""
-        return [Comparison(model_a=self.model_a, model_b=self.model_b, outcome=j.outcome, margin=j.margin,
-                           item=self.item, dimension=j.criterion, language=self.language, judge=j.judge,
-                           conflicted=j.conflicted, phase=self.phase, plus_a=j.plus_a, plus_b=j.plus_b)
-                for j in self.judgments if j.outcome is not None]
+        return [
+            Comparison(
+                model_a=self.model_a,
+                model_b=self.model_b,
+                outcome=j.outcome,
+                margin=j.margin,
+                item=self.item,
+                dimension=j.criterion,
+                language=self.language,
+                judge=j.judge,
+                conflicted=j.conflicted,
+                phase=self.phase,
+                plus_a=j.plus_a,
+                plus_b=j.plus_b,
+            )
+            for j in self.judgments
+            if j.outcome is not None
+        ]
 
     def longer(self) -> str | None:
         """The contestant with the longer reply, or None when equal or unknown."""
@@ -113,11 +127,19 @@ def combine(calls: list[JudgeCall], model_a: str, conflict_policy: str = "draw")
         if result is None:
             return Judgment(judge=judge, criterion=criterion, reason="verdicts_discarded")
         tally = plus_tally(v1, v2)
-        return Judgment(judge=judge, criterion=criterion, outcome=result[0], margin=result[1], conflicted=result[2],
-                        plus_a=tally[0] if tally else None, plus_b=tally[1] if tally else None)
+        return Judgment(
+            judge=judge,
+            criterion=criterion,
+            outcome=result[0],
+            margin=result[1],
+            conflicted=result[2],
+            plus_a=tally[0] if tally else None,
+            plus_b=tally[1] if tally else None,
+        )
     call = calls[0]
-    return Judgment(judge=judge, criterion=criterion, outcome=1.0 if call.winner == model_a else 0.0,
-                    margin=int(call.margin))
+    return Judgment(
+        judge=judge, criterion=criterion, outcome=1.0 if call.winner == model_a else 0.0, margin=int(call.margin)
+    )
 
 
 def dump(verdicts: Iterable[PairVerdict]) -> list[dict[str, Any]]:
@@ -136,8 +158,10 @@ def sample_verdicts(sample: Any, where: str = "") -> list[PairVerdict]:
             try:
                 out.append(PairVerdict.model_validate(record))
             except ValidationError as ex:
-                raise EqEvalsError(f"{where or 'a log'}, sample {sample.id}: the {name} verdict record is not "
-                                   f"readable ({ex.errors()[0]['loc']}: {ex.errors()[0]['msg']})") from None
+                raise EqEvalsError(
+                    f"{where or 'a log'}, sample {sample.id}: the {name} verdict record is not "
+                    f"readable ({ex.errors()[0]['loc']}: {ex.errors()[0]['msg']})"
+                ) from None
     return out
 
 
@@ -148,5 +172,8 @@ def log_verdicts(log: Any, where: str = "") -> list[tuple[Any, PairVerdict]]:
 
 
 def has_verdicts(log: Any) -> bool:
-    return any(score is not None and KEY in (score.metadata or {})
-               for s in log.samples or [] for score in (s.scores or {}).values())
+    return any(
+        score is not None and KEY in (score.metadata or {})
+        for s in log.samples or []
+        for score in (s.scores or {}).values()
+    )

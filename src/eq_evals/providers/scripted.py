@@ -95,8 +95,10 @@ class Scripted:
             if option not in valid:
                 close = difflib.get_close_matches(option, valid, n=1)
                 hint = f" (did you mean {close[0]}?)" if close else ""
-                raise EqEvalsError(f"unknown -M option {option!r} for eq_evals/scripted-{mode}{hint}; valid options: "
-                                   f"{', '.join(valid)}")
+                raise EqEvalsError(
+                    f"unknown -M option {option!r} for eq_evals/scripted-{mode}{hint}; valid options: "
+                    f"{', '.join(valid)}"
+                )
         for option, kind in (("fail_every", int), ("delay", float)):
             if options.get(option) is not None:
                 try:

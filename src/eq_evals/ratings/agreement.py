@@ -73,7 +73,9 @@ def fleiss_kappa(data=None, *, table=None) -> float:
         raise ValueError("fleiss_kappa: the table must be 2-D with at least one instance")
     per = t.sum(axis=1)
     if not np.all(per == per[0]):
-        raise ValueError(f"fleiss_kappa: every instance needs the same number of raters, got {sorted(set(per.tolist()))}")
+        raise ValueError(
+            f"fleiss_kappa: every instance needs the same number of raters, got {sorted(set(per.tolist()))}"
+        )
     n = per[0]
     if n < 2:
         raise ValueError("fleiss_kappa: needs at least two raters per instance")

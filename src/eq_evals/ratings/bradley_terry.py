@@ -32,7 +32,9 @@ HEART_SOFT = {1: 0.55, 2: 0.65, 3: 0.75, 4: 0.85, 5: 0.95}
 BOOTSTRAP_L2_FLOOR = 1e-3
 
 
-def comparison_weights(c: Comparison, margin_weighted: bool = True, margin_mode: str = "pseudo_wins") -> tuple[float, float]:
+def comparison_weights(
+    c: Comparison, margin_weighted: bool = True, margin_mode: str = "pseudo_wins"
+) -> tuple[float, float]:
     """(weight to model_a beating model_b, weight to model_b beating model_a) for one comparison.
 
     - margin_weighted=False: a win is one win, a draw half a win each.
@@ -63,8 +65,9 @@ def comparison_weights(c: Comparison, margin_weighted: bool = True, margin_mode:
     raise ValueError(f"margin_mode must be one of {MARGIN_MODES}, got {margin_mode!r}")
 
 
-def asymptotic_interval(score: float, n: int, z: float = 1.96, scale: float = 400.0,
-                        base: float = 10.0) -> tuple[float | None, float | None]:
+def asymptotic_interval(
+    score: float, n: int, z: float = 1.96, scale: float = 400.0, base: float = 10.0
+) -> tuple[float | None, float | None]:
     """HEART §9.8's interval: SE = sqrt(1/n) on the natural-log strength (n = comparisons involving the model),
     i.e. score -/+ z * scale / ln(base) / sqrt(n) on the Elo scale (about 340.5 / sqrt(n) at 95%). It ignores the
     opponents' strengths and the soft outcomes (docs/heart.md, 'Ratings (eq-evals ratings)', Intervals); the bootstrap interval is the primary one."""
@@ -185,9 +188,19 @@ def bradley_terry(
                 out[group[0]] = Rating(group[0], float(anchor), None, None, None, 0, 0, 0, 0, component=gi)
                 continue
             res = bradley_terry(
-                sub, margin_weighted, scale, base, anchor, margin_mode=margin_mode, models=group,
-                bootstrap_rounds=bootstrap_rounds, seed=seed, ci=ci, l2=l2,
-                anchor_model=anchor_model if anchor_model in members else None, max_iter=max_iter,
+                sub,
+                margin_weighted,
+                scale,
+                base,
+                anchor,
+                margin_mode=margin_mode,
+                models=group,
+                bootstrap_rounds=bootstrap_rounds,
+                seed=seed,
+                ci=ci,
+                l2=l2,
+                anchor_model=anchor_model if anchor_model in members else None,
+                max_iter=max_iter,
             )
             for m, r in res.items():
                 out[m] = Rating(**{**r.__dict__, "component": gi})
@@ -254,6 +267,9 @@ def bradley_terry(
             lower=None if lower is None else float(lower[i]),
             upper=None if upper is None else float(upper[i]),
             sigma=None if sd is None else float(sd[i]),
-            n=nn, wins=w, losses=lo, draws=d,
+            n=nn,
+            wins=w,
+            losses=lo,
+            draws=d,
         )
     return out

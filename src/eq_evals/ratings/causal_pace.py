@@ -63,11 +63,14 @@ __all__ = [
 ]
 
 DIMENSIONS: tuple[str, ...] = ("P", "A", "C", "E")
-DIMENSION_NAMES = {"P": "Perceptive Insight", "A": "Adaptive Attunement",
-                   "C": "Constructive Conviction", "E": "Empathic Guidance"}
+DIMENSION_NAMES = {
+    "P": "Perceptive Insight",
+    "A": "Adaptive Attunement",
+    "C": "Constructive Conviction",
+    "E": "Empathic Guidance",
+}
 # Children of each node (paper Fig. 2; PACE paper §3.1, Table 3). Y is the overall EQ performance.
-PACE_DAG: Mapping[str, tuple[str, ...]] = {"P": ("A", "C", "E", "Y"), "A": ("E", "Y"), "C": ("E", "Y"),
-                                          "E": ("Y",)}
+PACE_DAG: Mapping[str, tuple[str, ...]] = {"P": ("A", "C", "E", "Y"), "A": ("E", "Y"), "C": ("E", "Y"), "E": ("Y",)}
 # Confounding sets = parents (paper Table 3; its "I" for P is the empty set, App. C.2).
 PARENTS: Mapping[str, tuple[str, ...]] = {"P": (), "A": ("P",), "C": ("P",), "E": ("P", "A", "C")}
 # The paper's weights (§5.2), as printed: they sum to 0.999, so ``normalize`` is applied on use.
@@ -190,8 +193,9 @@ def _domain(values: Iterable[Hashable], forced: Sequence[Hashable] | None, what:
     return forced
 
 
-def _do_matrix(n_xzy: np.ndarray, alpha: float, x: str, x_dom: Sequence, adjust: Sequence[str],
-               strata: Sequence[tuple]) -> np.ndarray:
+def _do_matrix(
+    n_xzy: np.ndarray, alpha: float, x: str, x_dom: Sequence, adjust: Sequence[str], strata: Sequence[tuple]
+) -> np.ndarray:
     """(|X|, |Y|) matrix of P(Y=y | do(X=x)) from the weighted counts n[x, z, y] (Theorem 3.1)."""
     n_z = n_xzy.sum(axis=(0, 2))
     total = n_z.sum()
@@ -226,8 +230,9 @@ class _Encoded:
     domains: dict[str, list]
     weights: np.ndarray
 
-    def counts(self, x: str, adjust: Sequence[str], y: str, weights: np.ndarray | None = None
-               ) -> tuple[np.ndarray, list[tuple]]:
+    def counts(
+        self, x: str, adjust: Sequence[str], y: str, weights: np.ndarray | None = None
+    ) -> tuple[np.ndarray, list[tuple]]:
         w = self.weights if weights is None else weights
         if adjust:
             zcols = np.stack([self.columns[a] for a in adjust], axis=1)
@@ -242,10 +247,14 @@ class _Encoded:
         return np.bincount(flat, weights=w, minlength=nx * nz * ny).reshape(nx, nz, ny), strata
 
 
-def _encode(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], weight: str | None,
-            domains: Mapping[str, Sequence | None] | None = None,
-            transform: Mapping[str, Callable[[Any], Any]] | None = None,
-            extra: str | None = None) -> tuple[_Encoded, list]:
+def _encode(
+    rows: Iterable[Mapping[str, Any]],
+    columns: Sequence[str],
+    weight: str | None,
+    domains: Mapping[str, Sequence | None] | None = None,
+    transform: Mapping[str, Callable[[Any], Any]] | None = None,
+    extra: str | None = None,
+) -> tuple[_Encoded, list]:
     values: dict[str, list] = {c: [] for c in columns}
     weights: list[float] = []
     extras: list = []
@@ -287,10 +296,17 @@ def _encode(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], weight: s
     return _Encoded(codes, doms, np.asarray(weights, dtype=np.float64)), extras
 
 
-def interventional_distribution(rows: Iterable[Mapping[str, Any]], x: str, adjust: Sequence[str], *, y: str = "Y",
-                                weight: str | None = "count", alpha: float = 0.0,
-                                x_domain: Sequence[Hashable] | None = None,
-                                y_domain: Sequence[Hashable] | None = None) -> dict[Hashable, dict[Hashable, float]]:
+def interventional_distribution(
+    rows: Iterable[Mapping[str, Any]],
+    x: str,
+    adjust: Sequence[str],
+    *,
+    y: str = "Y",
+    weight: str | None = "count",
+    alpha: float = 0.0,
+    x_domain: Sequence[Hashable] | None = None,
+    y_domain: Sequence[Hashable] | None = None,
+) -> dict[Hashable, dict[Hashable, float]]:
     """P(Y=y | do(X=x)) for every x and y (PACE paper Theorem 3.1, §3.1, with 𝔸_X = ``adjust``; App. C.2).
 
     ``rows``: mappings with keys x, *adjust, y and an optional frequency column ``weight`` (default "count",
@@ -341,7 +357,8 @@ def normalize(weights: Mapping[str, float], *, fallback: str | None = None) -> d
             return {k: 1.0 / len(w) for k in w}
         raise DegenerateWeightsError(
             f"every dimension weight is 0 ({w}): no dimension changes the distribution of Y, so the normalised "
-            "weights W / sum(W) are undefined (is Y constant?); pass fallback='uniform' for equal weights")
+            "weights W / sum(W) are undefined (is Y constant?); pass fallback='uniform' for equal weights"
+        )
     return {k: v / total for k, v in w.items()}
 
 
@@ -368,6 +385,7 @@ class CausalWeights:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (the shape ``eq-evals pace weights`` writes)."""
+
         def iv(d, k):
             return None if d is None or d.get(k) is None else [d[k][0], d[k][1]]
 
@@ -375,8 +393,10 @@ class CausalWeights:
             "weights": {k: {"value": v, "ci": iv(self.ci, k)} for k, v in self.normalized.items()},
             "raw": {k: {"value": v, "ci": iv(self.raw_ci, k)} for k, v in self.raw.items()},
             "naive": {"normalized": self.naive_normalized, "raw": self.naive_raw},
-            "do_distributions": {k: {str(x): {str(y): p for y, p in d.items()} for x, d in dist.items()}
-                                 for k, dist in self.do_distributions.items()},
+            "do_distributions": {
+                k: {str(x): {str(y): p for y, p in d.items()} for x, d in dist.items()}
+                for k, dist in self.do_distributions.items()
+            },
             "n_rows": self.n_rows,
             "options": self.options,
             "n_boot": self.n_boot,
@@ -385,10 +405,21 @@ class CausalWeights:
         }
 
 
-def estimate_weights(rows: Iterable[Mapping[str, Any]], *, dag: Mapping[str, Sequence[str]] = PACE_DAG,
-                     y: str = "Y", alpha: float = 0.0, discretize: str = "none", weight: str | None = "count",
-                     n_boot: int = 0, seed: int = 0, cluster: str | None = None, ci: float = 0.95,
-                     y_domain: Sequence[Hashable] | None = None, fallback: str | None = None) -> CausalWeights:
+def estimate_weights(
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    dag: Mapping[str, Sequence[str]] = PACE_DAG,
+    y: str = "Y",
+    alpha: float = 0.0,
+    discretize: str = "none",
+    weight: str | None = "count",
+    n_boot: int = 0,
+    seed: int = 0,
+    cluster: str | None = None,
+    ci: float = 0.95,
+    y_domain: Sequence[Hashable] | None = None,
+    fallback: str | None = None,
+) -> CausalWeights:
     """Causal-PACE weights from observations of (P, A, C, E, Y) (docs/pace-weights.md, 'Estimating weights').
 
     For every dimension X of ``dag``: W(X) = ``dimension_influence`` of the parent-adjusted interventional
@@ -449,15 +480,36 @@ def estimate_weights(rows: Iterable[Mapping[str, Any]], *, dag: Mapping[str, Seq
             raw_ci = {d: (float(rlo[k]), float(rhi[k])) for k, d in enumerate(dims)}
         else:
             ci_out = raw_ci = {d: None for d in dims}
-    do_dict = {d: {xv: {yv: float(dos[d][i, j]) for j, yv in enumerate(enc.domains[y])}
-                   for i, xv in enumerate(enc.domains[d])} for d in dims}
-    options = {"y": y, "alpha": alpha, "discretize": discretize, "weight": weight, "cluster": cluster,
-               "ci": ci, "seed": seed, "fallback": fallback,
-               "parents": {d: list(parents[d]) for d in dims},
-               "domains": {c: [_jsonable(v) for v in enc.domains[c]] for c in [*dims, y]}}
-    return CausalWeights(raw=raw, normalized=normalized, do_distributions=do_dict, naive_normalized=naive_norm,
-                         n_rows=float(enc.weights.sum()), ci=ci_out, naive_raw=naive, raw_ci=raw_ci,
-                         n_boot=n_boot, n_skipped=sum(skipped.values()), skipped_reasons=skipped, options=options)
+    do_dict = {
+        d: {xv: {yv: float(dos[d][i, j]) for j, yv in enumerate(enc.domains[y])} for i, xv in enumerate(enc.domains[d])}
+        for d in dims
+    }
+    options = {
+        "y": y,
+        "alpha": alpha,
+        "discretize": discretize,
+        "weight": weight,
+        "cluster": cluster,
+        "ci": ci,
+        "seed": seed,
+        "fallback": fallback,
+        "parents": {d: list(parents[d]) for d in dims},
+        "domains": {c: [_jsonable(v) for v in enc.domains[c]] for c in [*dims, y]},
+    }
+    return CausalWeights(
+        raw=raw,
+        normalized=normalized,
+        do_distributions=do_dict,
+        naive_normalized=naive_norm,
+        n_rows=float(enc.weights.sum()),
+        ci=ci_out,
+        naive_raw=naive,
+        raw_ci=raw_ci,
+        n_boot=n_boot,
+        n_skipped=sum(skipped.values()),
+        skipped_reasons=skipped,
+        options=options,
+    )
 
 
 def _jsonable(v: Any) -> Any:
@@ -487,8 +539,10 @@ def resolve_weights(weights: Any = None, *, dimensions: Sequence[str] = DIMENSIO
             data = json.loads(path.read_text(encoding="utf-8"))
             w = {k: float(v["value"] if isinstance(v, Mapping) else v) for k, v in data["weights"].items()}
         except (OSError, ValueError, KeyError, TypeError) as ex:
-            raise ValueError(f"{path}: not a weights file written by `eq-evals pace weights` "
-                             f"(expected {{\"weights\": {{\"P\": {{\"value\": ...}}, ...}}}}): {ex}") from None
+            raise ValueError(
+                f"{path}: not a weights file written by `eq-evals pace weights` "
+                f'(expected {{"weights": {{"P": {{"value": ...}}, ...}}}}): {ex}'
+            ) from None
         return normalize(w), "estimated"
     if isinstance(weights, Mapping):
         if PAPER_WEIGHTS == {k: float(v) for k, v in weights.items()}:
@@ -557,8 +611,9 @@ def _matrix(records: Sequence[DimRecord], dims: Sequence[str]) -> dict[str, tupl
         row = [float(r.scores[d]) if r.scores.get(d) is not None else math.nan for d in dims]
         for d, s in zip(dims, row):
             if not math.isnan(s) and not SCORE_RANGE[0] <= s <= SCORE_RANGE[1]:
-                raise ValueError(f"{r.model}, sample {r.sample_id}, epoch {r.epoch}: Score({d}) = {s} is outside "
-                                 "[0, 10]")
+                raise ValueError(
+                    f"{r.model}, sample {r.sample_id}, epoch {r.epoch}: Score({d}) = {s} is outside [0, 10]"
+                )
         acc.setdefault(r.model, {}).setdefault(str(r.sample_id), []).append(row)
     out = {}
     for model, by_id in acc.items():
@@ -585,13 +640,20 @@ def _eq_rows(means: np.ndarray, w: np.ndarray) -> np.ndarray:
     ww = np.where(present, w[None, :], 0.0)
     tot = ww.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(tot > 0, (ww * np.where(present, means, 0.0)).sum(axis=1) / np.where(tot > 0, tot, 1.0),
-                        np.nan)
+        return np.where(tot > 0, (ww * np.where(present, means, 0.0)).sum(axis=1) / np.where(tot > 0, tot, 1.0), np.nan)
 
 
-def score_models(records: Iterable[DimRecord], weights: Any = PAPER_WEIGHTS, *, ci: float = 0.95,
-                 method: str = "bootstrap", n_boot: int = 2000, seed: int = 0, paired: bool = True,
-                 group_by: str | None = None) -> dict[str, Any]:
+def score_models(
+    records: Iterable[DimRecord],
+    weights: Any = PAPER_WEIGHTS,
+    *,
+    ci: float = 0.95,
+    method: str = "bootstrap",
+    n_boot: int = 2000,
+    seed: int = 0,
+    paired: bool = True,
+    group_by: str | None = None,
+) -> dict[str, Any]:
     """Per-model composite EQ with intervals (docs/pace-weights.md, 'Per-model EQ with intervals').
 
     Epochs are averaged per (model, sample_id) first. Score(X) = mean of the model's per-sample scores on X
@@ -612,10 +674,15 @@ def score_models(records: Iterable[DimRecord], weights: Any = PAPER_WEIGHTS, *, 
         groups: dict[str, list[DimRecord]] = {}
         for r in records:
             groups.setdefault(str(getattr(r, group_by)), []).append(r)
-        return {g: {m: CompositeResult(**{**res.__dict__, "group": g})
-                    for m, res in score_models(rs, weights, ci=ci, method=method, n_boot=n_boot, seed=seed,
-                                               paired=paired).items()}
-                for g, rs in sorted(groups.items())}
+        return {
+            g: {
+                m: CompositeResult(**{**res.__dict__, "group": g})
+                for m, res in score_models(
+                    rs, weights, ci=ci, method=method, n_boot=n_boot, seed=seed, paired=paired
+                ).items()
+            }
+            for g, rs in sorted(groups.items())
+        }
     if not records:
         raise ValueError("score_models: no records")
     w_norm, source = resolve_weights(weights)
@@ -665,14 +732,24 @@ def score_models(records: Iterable[DimRecord], weights: Any = PAPER_WEIGHTS, *, 
             for k, d in enumerate(dims):
                 col = boot_means[:, k][~np.isnan(boot_means[:, k])]
                 dim_ci[d] = tuple(float(v) for v in percentile_interval(col, ci)) if col.size else (math.nan, math.nan)
-        out[model] = CompositeResult(model=model, eq=eq, ci_low=float(lo), ci_high=float(hi), se=float(se),
-                                     dimension_scores={d: float(means[k]) for k, d in enumerate(dims)},
-                                     dimension_ci=dim_ci, n_samples=len(ids), weights=w_norm, weights_source=source)
+        out[model] = CompositeResult(
+            model=model,
+            eq=eq,
+            ci_low=float(lo),
+            ci_high=float(hi),
+            se=float(se),
+            dimension_scores={d: float(means[k]) for k, d in enumerate(dims)},
+            dimension_ci=dim_ci,
+            n_samples=len(ids),
+            weights=w_norm,
+            weights_source=source,
+        )
     return out
 
 
-def battles_from_records(records: Iterable[DimRecord], weights: Any = PAPER_WEIGHTS, *, tie_margin: float = 0.0,
-                         dimension: str = "eq") -> list[Comparison]:
+def battles_from_records(
+    records: Iterable[DimRecord], weights: Any = PAPER_WEIGHTS, *, tie_margin: float = 0.0, dimension: str = "eq"
+) -> list[Comparison]:
     """Pairwise battles from pointwise PACE scores, for Thurstone–Mosteller / Bradley–Terry / TrueSkill.
 
     For every pair of models and every sample id both were scored on (epochs averaged), the composite EQs are
@@ -693,10 +770,19 @@ def battles_from_records(records: Iterable[DimRecord], weights: Any = PAPER_WEIG
     out = []
     models = sorted(eq)
     for k, a in enumerate(models):
-        for b in models[k + 1:]:
+        for b in models[k + 1 :]:
             for item in sorted(set(eq[a]) & set(eq[b])):
                 diff = eq[a][item] - eq[b][item]
                 outcome = 1.0 if diff > tie_margin else 0.0 if diff < -tie_margin else 0.5
-                out.append(Comparison(a, b, outcome, 0 if outcome == 0.5 else 1, item, dimension=dimension,
-                                      language=lang.get((a, item)) or "en"))
+                out.append(
+                    Comparison(
+                        a,
+                        b,
+                        outcome,
+                        0 if outcome == 0.5 else 1,
+                        item,
+                        dimension=dimension,
+                        language=lang.get((a, item)) or "en",
+                    )
+                )
     return out

@@ -89,8 +89,7 @@ class Comparison:
             raise ValueError(f"Comparison on item {self.item!r}: empty model name")
         if self.model_a == self.model_b:
             raise ValueError(
-                f"Comparison on item {self.item!r}: a model cannot be compared with itself "
-                f"({self.model_a!r})"
+                f"Comparison on item {self.item!r}: a model cannot be compared with itself ({self.model_a!r})"
             )
         if self.outcome not in (0.0, 0.5, 1.0):
             raise ValueError(
@@ -151,9 +150,7 @@ class Rating:
     extra: Mapping[str, float] = field(default_factory=dict, compare=False)
 
 
-def aggregate_orders(
-    first: Verdict, second: Verdict, conflict_policy: str = "draw"
-) -> tuple[float, int, bool] | None:
+def aggregate_orders(first: Verdict, second: Verdict, conflict_policy: str = "draw") -> tuple[float, int, bool] | None:
     """Aggregate two position-swapped verdicts (FACET's procedure, docs/ratings.md, '1. Records and aggregation of the two orders').
 
     ``first`` is the call with model_a in position A, ``second`` the call with model_b in

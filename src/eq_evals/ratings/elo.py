@@ -48,7 +48,4 @@ def elo(
             r[c.model_a] += delta
             r[c.model_b] -= delta
     counts = tally(comps, names)
-    return {
-        m: Rating(m, r[m], None, None, None, *counts[m])
-        for m in names
-    }
+    return {m: Rating(m, r[m], None, None, None, *counts[m]) for m in names}

@@ -82,7 +82,9 @@ def _mu_sigma(value) -> tuple[float, float]:
     return float(mu), float(sigma)
 
 
-def pair_priorities(ratings: Mapping[str, Rating | tuple[float, float]], pairs: Iterable[Pair] | None = None) -> list[tuple[float, Pair]]:
+def pair_priorities(
+    ratings: Mapping[str, Rating | tuple[float, float]], pairs: Iterable[Pair] | None = None
+) -> list[tuple[float, Pair]]:
     """(priority, pair) best first; priority = (sigma_a + sigma_b) / (|mu_a - mu_b| + 1e-6).
 
     Ties are broken by the pair names, so the order is deterministic.
@@ -125,8 +127,7 @@ def adaptive_pairs(
     if involving is not None:
         new = set(involving)
         candidates = [
-            p for p in candidates
-            if (p[0] in new or p[1] in new) and any((it, p) not in done for it in item_list)
+            p for p in candidates if (p[0] in new or p[1] in new) and any((it, p) not in done for it in item_list)
         ]
     chosen = pair_priorities(ratings, candidates)[:pairs_per_round]
     n = len(chosen)
@@ -187,8 +188,7 @@ def run_facet_pairing(
     """
     run = PairingRun()
     seed_matchups = [
-        (it, p) for idx, it in enumerate(items)
-        for p in facet_seed_round(models, idx, version, seed, seed_opponents)
+        (it, p) for idx, it in enumerate(items) for p in facet_seed_round(models, idx, version, seed, seed_opponents)
     ]
     run.comparisons.extend(judge(seed_matchups, "seed"))
     run.matchups_per_phase["seed"] = len(seed_matchups)
@@ -253,8 +253,13 @@ class ActiveState:
         return float(sum(self.misorder_probabilities().values()))
 
 
-def settle_check(comparisons: Sequence[Comparison], models: Iterable[str], orders: list[tuple[str, ...]],
-                 settle_misorder: float = 1.0, settle_rounds: int = 2) -> tuple[bool, dict]:
+def settle_check(
+    comparisons: Sequence[Comparison],
+    models: Iterable[str],
+    orders: list[tuple[str, ...]],
+    settle_misorder: float = 1.0,
+    settle_rounds: int = 2,
+) -> tuple[bool, dict]:
     """Active judging's stopping rule (issue 14): is the ranking settled after these comparisons?
 
     Appends the current fitted order to ``orders`` (the caller keeps it between batches). Settled when the
@@ -271,8 +276,12 @@ def settle_check(comparisons: Sequence[Comparison], models: Iterable[str], order
             break
         unchanged += 1
     expected = state.expected_discordant()
-    info = {"expected_misordered_pairs": round(expected, 4), "unchanged_batches": unchanged,
-            "connected": state.connected, "order": list(order)}
+    info = {
+        "expected_misordered_pairs": round(expected, 4),
+        "unchanged_batches": unchanged,
+        "connected": state.connected,
+        "order": list(order),
+    }
     return state.connected and expected < settle_misorder and unchanged >= settle_rounds, info
 
 

@@ -39,8 +39,12 @@ def _call(index: int) -> tuple[Any, BaseException | None]:
         return None, ex
 
 
-def run_calls(calls: Sequence[tuple[Callable, tuple]], sizes: Sequence[int], workers: int | None = None,
-              on_done: Callable[[], None] | None = None) -> list[tuple[Any, BaseException | None]]:
+def run_calls(
+    calls: Sequence[tuple[Callable, tuple]],
+    sizes: Sequence[int],
+    workers: int | None = None,
+    on_done: Callable[[], None] | None = None,
+) -> list[tuple[Any, BaseException | None]]:
     """[(result, None) or (None, ValueError)] for each ``fn(*args)`` in ``calls``, in order.
 
     ``sizes`` estimates each call's cost (e.g. its number of comparisons) to start the largest first.

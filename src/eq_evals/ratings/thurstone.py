@@ -73,8 +73,15 @@ def fit_thurstone(W: np.ndarray, *, start: np.ndarray | None = None, bound: floa
 def _fit(W: np.ndarray, start: np.ndarray | None, bound: float) -> tuple[np.ndarray, float]:
     n = W.shape[0]
     x0 = np.zeros(n - 1) if start is None else np.asarray(start, dtype=np.float64)[:-1]
-    res = minimize(_nll_grad, x0, args=(W,), jac=True, method="L-BFGS-B", bounds=[(-bound, bound)] * (n - 1),
-                   options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 10_000})
+    res = minimize(
+        _nll_grad,
+        x0,
+        args=(W,),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(-bound, bound)] * (n - 1),
+        options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 10_000},
+    )
     mu = np.append(res.x, -res.x.sum())
     return mu, float(res.fun)
 
@@ -126,8 +133,10 @@ def thurstone_mosteller(
     groups = components(comps, names)
     if len(groups) > 1:
         listing = "; ".join(f"{i + 1}: {', '.join(g)}" for i, g in enumerate(groups))
-        raise ValueError(f"thurstone: the comparison graph is disconnected into {len(groups)} components ({listing}); "
-                         "ratings across components are not comparable")
+        raise ValueError(
+            f"thurstone: the comparison graph is disconnected into {len(groups)} components ({listing}); "
+            "ratings across components are not comparable"
+        )
     n = len(names)
     pos = {m: i for i, m in enumerate(names)}
     if cluster == "item":
@@ -151,9 +160,12 @@ def thurstone_mosteller(
     never_lost = [names[i] for i in range(n) if W[:, i].sum() == 0]
     never_won = [names[i] for i in range(n) if W[i, :].sum() == 0]
     if never_lost or never_won:
-        warnings.warn(f"thurstone: perfect separation (never lost: {never_lost or '-'}; never won: "
-                      f"{never_won or '-'}); those latent scores sit at the ±{BOUND:g} bounds", RuntimeWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"thurstone: perfect separation (never lost: {never_lost or '-'}; never won: "
+            f"{never_won or '-'}); those latent scores sit at the ±{BOUND:g} bounds",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     with _single_threaded_blas():
         mu, _ = _fit(W, None, BOUND)
         scores = thurstone_elo(mu, base=base, k=k)
@@ -170,9 +182,16 @@ def thurstone_mosteller(
     for m in names:
         i = pos[m]
         nn, w, lo, d = counts_by_model[m]
-        out[m] = Rating(model=m, score=float(scores[i]),
-                        lower=None if lower is None else float(lower[i]),
-                        upper=None if upper is None else float(upper[i]),
-                        sigma=None if sd is None else float(sd[i]),
-                        n=nn, wins=w, losses=lo, draws=d, extra={"mu": float(mu[i])})
+        out[m] = Rating(
+            model=m,
+            score=float(scores[i]),
+            lower=None if lower is None else float(lower[i]),
+            upper=None if upper is None else float(upper[i]),
+            sigma=None if sd is None else float(sd[i]),
+            n=nn,
+            wins=w,
+            losses=lo,
+            draws=d,
+            extra={"mu": float(mu[i])},
+        )
     return out

@@ -94,14 +94,34 @@ def make_rate_1vs1(env: trueskill.TrueSkill, min_delta: float = trueskill.DELTA)
     def cdf(x: float) -> float:  # only on the (rarer) draw path; the win path inlines it
         y = -x / sqrt2
         z = abs(y)
-        t = 1. / (1. + z / 2.)
-        r = t * exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (
-            -0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
-                -0.82215223 + t * 0.17087277)))))))))
-        return 0.5 * (2. - r if y < 0 else r)
+        t = 1.0 / (1.0 + z / 2.0)
+        r = t * exp(
+            -z * z
+            - 1.26551223
+            + t
+            * (
+                1.00002368
+                + t
+                * (
+                    0.37409196
+                    + t
+                    * (
+                        0.09678418
+                        + t
+                        * (
+                            -0.18628806
+                            + t
+                            * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))
+                        )
+                    )
+                )
+            )
+        )
+        return 0.5 * (2.0 - r if y < 0 else r)
 
-    def rate(p1: float, t1: float, p2: float, t2: float, drawn: bool,
-             repeats: int = 1) -> tuple[float, float, float, float]:
+    def rate(
+        p1: float, t1: float, p2: float, t2: float, drawn: bool, repeats: int = 1
+    ) -> tuple[float, float, float, float]:
         for _ in range(repeats):
             # prior factors: Gaussian(mu, sqrt(sigma**2 + tau**2))
             mu = p1 and t1 / p1
@@ -157,11 +177,34 @@ def make_rate_1vs1(env: trueskill.TrueSkill, min_delta: float = trueskill.DELTA)
                         # den = cdf(x), inlined: 0.5 * erfc(-x / sqrt2) with the package's erfc
                         y = -x / sqrt2
                         z = abs(y)
-                        t = 1. / (1. + z / 2.)
-                        r = t * exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (
-                            -0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
-                                -0.82215223 + t * 0.17087277)))))))))
-                        den = 0.5 * (2. - r if y < 0 else r)
+                        t = 1.0 / (1.0 + z / 2.0)
+                        r = t * exp(
+                            -z * z
+                            - 1.26551223
+                            + t
+                            * (
+                                1.00002368
+                                + t
+                                * (
+                                    0.37409196
+                                    + t
+                                    * (
+                                        0.09678418
+                                        + t
+                                        * (
+                                            -0.18628806
+                                            + t
+                                            * (
+                                                0.27886807
+                                                + t
+                                                * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))
+                                            )
+                                        )
+                                    )
+                                )
+                            )
+                        )
+                        den = 0.5 * (2.0 - r if y < 0 else r)
                         v = (k_pdf * exp(-(x**2 / 2)) / den) if den else -x
                         w = v * (v + x)
                         if not 0 < w < 1:

@@ -121,7 +121,9 @@ def _order(comps: list[Comparison], order: str) -> list[Comparison]:
     raise ValueError(f"order must be 'sorted' or 'given', got {order!r}")
 
 
-def _permutation_stats(comps, names, env, plan, k: int, seed: int, engine: str = "exact") -> dict[str, tuple[float, float]]:
+def _permutation_stats(
+    comps, names, env, plan, k: int, seed: int, engine: str = "exact"
+) -> dict[str, tuple[float, float]]:
     if k < 2:
         raise ValueError(f"order_permutations must be >= 2 to give an SD, got {k}")
     rng = random.Random(seed)
@@ -143,9 +145,17 @@ def _build(names, comps, final, perm, lower_upper=None) -> dict[str, Rating]:
         n, w, lo, d = counts[m]
         low, up = lower_upper[m] if lower_upper else (r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma)
         out[m] = Rating(
-            model=m, score=float(r.mu), lower=float(low), upper=float(up), sigma=float(r.sigma),
-            n=n, wins=w, losses=lo, draws=d,
-            perm_mean=perm[m][0] if perm else None, perm_sd=perm[m][1] if perm else None,
+            model=m,
+            score=float(r.mu),
+            lower=float(low),
+            upper=float(up),
+            sigma=float(r.sigma),
+            n=n,
+            wins=w,
+            losses=lo,
+            draws=d,
+            perm_mean=perm[m][0] if perm else None,
+            perm_sd=perm[m][1] if perm else None,
         )
     return out
 
@@ -172,8 +182,11 @@ def trueskill_facet(
     comps, names = check_comparisons(comparisons, models, what="trueskill_facet")
     env = env or facet_env()
     final = _replay(_order(comps, order), names, env, _facet_plan, engine)
-    perm = (_permutation_stats(comps, names, env, _facet_plan, order_permutations, seed, engine)
-            if order_permutations else None)
+    perm = (
+        _permutation_stats(comps, names, env, _facet_plan, order_permutations, seed, engine)
+        if order_permutations
+        else None
+    )
     return _build(names, comps, final, perm)
 
 
@@ -213,7 +226,9 @@ def eqbench3_bin(frac: float, bin_size: int = 20) -> tuple[int, int]:
     return 0, max(1, min(bin_size, math.ceil((0.5 - frac) / step)))
 
 
-def eqbench3_pseudo_wins(plus_first: int, plus_second: int, bin_size: int = 20, max_possible_diff: float = 30) -> tuple[int, int]:
+def eqbench3_pseudo_wins(
+    plus_first: int, plus_second: int, bin_size: int = 20, max_possible_diff: float = 30
+) -> tuple[int, int]:
     return eqbench3_bin(eqbench3_fraction(plus_first, plus_second, max_possible_diff), bin_size)
 
 
@@ -283,8 +298,9 @@ def trueskill_eqbench3(
         ordered = [c for c in ordered if abs(rank[c.model_a] - rank[c.model_b]) <= rank_window]
         final = _replay(ordered, names, env, plan, engine)
     ci_final = _replay(ordered, names, env, _eqbench3_plan(ci_bin_size, max_possible_diff), engine)
-    perm = (_permutation_stats(ordered, names, env, plan, order_permutations, seed, engine)
-            if order_permutations else None)
+    perm = (
+        _permutation_stats(ordered, names, env, plan, order_permutations, seed, engine) if order_permutations else None
+    )
     a, b = 1.0, 0.0
     if anchors:
         present = [(m, v) for m, v in anchors.items() if m in final]
@@ -300,8 +316,15 @@ def trueskill_eqbench3(
         mu, sig = final[m].mu, ci_final[m].sigma
         n, w, lo, d = counts[m]
         out[m] = Rating(
-            model=m, score=a * mu + b, lower=a * (mu - Z95 * sig) + b, upper=a * (mu + Z95 * sig) + b,
-            sigma=abs(a) * sig, n=n, wins=w, losses=lo, draws=d,
+            model=m,
+            score=a * mu + b,
+            lower=a * (mu - Z95 * sig) + b,
+            upper=a * (mu + Z95 * sig) + b,
+            sigma=abs(a) * sig,
+            n=n,
+            wins=w,
+            losses=lo,
+            draws=d,
             perm_mean=None if perm is None else a * perm[m][0] + b,
             perm_sd=None if perm is None else abs(a) * perm[m][1],
             extra={"raw_mu": mu, "raw_sigma_bin": final[m].sigma},

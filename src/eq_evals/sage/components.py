@@ -11,8 +11,7 @@ from eq_evals.sage import prompts
 from eq_evals.sage import scripted as _scripted  # noqa: F401  (registers the sage-user / sage-writer modes)
 from eq_evals.sage.data import BUNDLED, sage_samples
 from eq_evals.sage.rules import load_rules
-from eq_evals.sage.scorer import (failure_count, mean_npc_tokens, mean_npc_turns, sage_ci, sage_scorer,
-                                  success_count)
+from eq_evals.sage.scorer import failure_count, mean_npc_tokens, mean_npc_turns, sage_ci, sage_scorer, success_count
 from eq_evals.sage.solver import sentient_dialogue
 
 register("solver", "sentient_dialogue")(sentient_dialogue)
@@ -26,8 +25,14 @@ register("metric", "sage_ci")(sage_ci)
 
 
 @register("dataset", "sage_scenarios")
-def sage_scenarios(source: str | None = None, split: str = "test", topics: str | None = None,
-                   language: str = "zh", hidden_task_type: str = "all", personality: str = "all") -> list[Sample]:
+def sage_scenarios(
+    source: str | None = None,
+    split: str = "test",
+    topics: str | None = None,
+    language: str = "zh",
+    hidden_task_type: str = "all",
+    personality: str = "all",
+) -> list[Sample]:
     """SAGE scenarios: the bundled project-authored set, or ``source`` (the official profiles JSONL, a folder
     of such files, or a pinned Hub dataset ``hf://OWNER/NAME@REVISION``), filtered by language / intention
     type / personality."""
@@ -40,7 +45,9 @@ def _validate_dataset(**_: object) -> None:
             raise ValueError(f"datasets/{rel} does not exist")
 
 
-def _validate_solver(prompts_file: str = prompts.PROMPTS_FILE, rules_file: str = "sage/rules.yaml", **_: object) -> None:
+def _validate_solver(
+    prompts_file: str = prompts.PROMPTS_FILE, rules_file: str = "sage/rules.yaml", **_: object
+) -> None:
     prompts.load_prompts(prompts_file)
     load_rules(rules_file)
 

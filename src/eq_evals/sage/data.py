@@ -11,8 +11,9 @@ from typing import Any, Iterable
 
 from inspect_ai.dataset import Sample
 
-from eq_evals.core.text import check_text, read_jsonl as core_read_jsonl
 from eq_evals.core.sources import dataset_version, load_hub_rows, resolve, stamp
+from eq_evals.core.text import check_text
+from eq_evals.core.text import read_jsonl as core_read_jsonl
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.resources import display_path, resource
 from eq_evals.sage.rules import INTENTIONS, PERSONALITIES, intention_of
@@ -23,8 +24,9 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 logger = logging.getLogger(__name__)
 
 
-def normalise(record: dict[str, Any], where: str, row: int | str,
-              topics: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+def normalise(
+    record: dict[str, Any], where: str, row: int | str, topics: dict[str, dict[str, str]] | None = None
+) -> dict[str, Any]:
     """Check one scenario record and derive the fields the task groups by. Raises DataError."""
     if not isinstance(record, dict):
         raise DataError(where, row, "not a JSON object")
@@ -45,24 +47,40 @@ def normalise(record: dict[str, Any], where: str, row: int | str,
     known_type = INTENTIONS[slug][0] if slug else None
     task_type = record.get("hidden_task_type") or extra.get("hidden_task_type") or known_type
     if task_type not in ("rational", "emotional"):
-        raise DataError(where, row, f"cannot tell the hidden-intention type of task {record['task']!r}: "
-                                    "give 'hidden_task_type' (rational|emotional) or use one of the 8 intentions")
+        raise DataError(
+            where,
+            row,
+            f"cannot tell the hidden-intention type of task {record['task']!r}: "
+            "give 'hidden_task_type' (rational|emotional) or use one of the 8 intentions",
+        )
     if known_type and task_type != known_type:
         raise DataError(where, row, f"hidden_task_type {task_type!r} contradicts intention {slug!r} ({known_type})")
 
     personality = record.get("personality") or PERSONALITIES.get(record["main_cha"].strip())
     if personality not in ("negative", "passive", "avoidant"):
-        raise DataError(where, row, f"unknown personality type {record['main_cha']!r}; expected 负面型/被动型/回避型 "
-                                    "or negative/passive/avoidant (or a 'personality' field)")
+        raise DataError(
+            where,
+            row,
+            f"unknown personality type {record['main_cha']!r}; expected 负面型/被动型/回避型 "
+            "or negative/passive/avoidant (or a 'personality' field)",
+        )
     language = record.get("language") or ("zh" if CJK.search(record["first_talk"] + record["player"]) else "en")
     if language not in ("zh", "en"):
         raise DataError(where, row, f"language {language!r} is not zh or en")
     return {
-        "id": sid, "scenario_id": record.get("scenario_id") or sid, "language": language,
-        "player": record["player"], "scene": record["scene"], "main_cha": record["main_cha"],
-        "cha_group": list(cha_group), "task": record["task"].strip(), "intention": slug or "other",
-        "hidden_task_type": task_type, "personality": personality,
-        "topic": record.get("topic") or extra.get("topic") or "", "first_talk": record["first_talk"].strip(),
+        "id": sid,
+        "scenario_id": record.get("scenario_id") or sid,
+        "language": language,
+        "player": record["player"],
+        "scene": record["scene"],
+        "main_cha": record["main_cha"],
+        "cha_group": list(cha_group),
+        "task": record["task"].strip(),
+        "intention": slug or "other",
+        "hidden_task_type": task_type,
+        "personality": personality,
+        "topic": record.get("topic") or extra.get("topic") or "",
+        "first_talk": record["first_talk"].strip(),
     }
 
 
@@ -128,13 +146,19 @@ def load_local(path: Path) -> list[tuple[str, int, Any]]:
             else:
                 files.append(file)
     if not files:
-        raise EqEvalsError(f"no .jsonl scenario files in {path} (subfolders are not searched: point at the file "
-                           "or at the folder holding it, e.g. the release's profile/)")
+        raise EqEvalsError(
+            f"no .jsonl scenario files in {path} (subfolders are not searched: point at the file "
+            "or at the folder holding it, e.g. the release's profile/)"
+        )
     return [(display_path(file), n, rec) for file in files for n, rec in read_jsonl(file)]
 
 
-def load_scenarios(source: str | None = None, split: str = "test", topics: str | None = None,
-                   versions: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def load_scenarios(
+    source: str | None = None,
+    split: str = "test",
+    topics: str | None = None,
+    versions: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
     """All scenarios of the bundled set, of a local file/folder, or of a pinned Hub dataset
     (``hf://OWNER/NAME@REVISION``, its default config and ``split``), sorted by id. ``versions``, when
     given, receives the dataset's origin, revision and content hash (core/sources.py)."""
@@ -146,8 +170,11 @@ def load_scenarios(source: str | None = None, split: str = "test", topics: str |
         topic_map = read_topics(topic_path)
     resolved = resolve(source, resource("datasets", "sage"))
     if resolved.kind == "bundled":
-        records = [(display_path(resource("datasets", rel)), n, rec) for rel in BUNDLED
-                   for n, rec in read_jsonl(resource("datasets", rel))]
+        records = [
+            (display_path(resource("datasets", rel)), n, rec)
+            for rel in BUNDLED
+            for n, rec in read_jsonl(resource("datasets", rel))
+        ]
     elif resolved.hub:
         where = f"{resolved.hub} (split {split})"
         records = [(where, i + 1, rec) for i, rec in enumerate(load_hub_rows(resolved.hub, None, split))]
@@ -168,16 +195,27 @@ def load_scenarios(source: str | None = None, split: str = "test", topics: str |
     return sorted(scenarios, key=lambda s: s["id"])
 
 
-def sage_samples(source: str | None = None, split: str = "test", topics: str | None = None,
-                 language: str = "zh", hidden_task_type: str = "all", personality: str = "all") -> list[Sample]:
+def sage_samples(
+    source: str | None = None,
+    split: str = "test",
+    topics: str | None = None,
+    language: str = "zh",
+    hidden_task_type: str = "all",
+    personality: str = "all",
+) -> list[Sample]:
     versions: list[dict[str, Any]] = []
     scenarios = load_scenarios(source, split, topics, versions)
-    picked = [s for s in scenarios
-              if language in ("all", s["language"])
-              and hidden_task_type in ("all", s["hidden_task_type"])
-              and personality in ("all", s["personality"])]
+    picked = [
+        s
+        for s in scenarios
+        if language in ("all", s["language"])
+        and hidden_task_type in ("all", s["hidden_task_type"])
+        and personality in ("all", s["personality"])
+    ]
     if not picked:
         langs = sorted({s["language"] for s in scenarios})
-        raise EqEvalsError(f"no SAGE scenarios left after filtering (language={language}, hidden_task_type="
-                           f"{hidden_task_type}, personality={personality}); the source has languages {langs}")
+        raise EqEvalsError(
+            f"no SAGE scenarios left after filtering (language={language}, hidden_task_type="
+            f"{hidden_task_type}, personality={personality}); the source has languages {langs}"
+        )
     return stamp([to_sample(s) for s in picked], versions[0])

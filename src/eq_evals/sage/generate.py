@@ -76,23 +76,52 @@ async def _complete(model: Model, prompt: str, what: str, attempts: int = 3) -> 
     raise EqEvalsError(f"the generator returned an empty {what} {attempts} times")
 
 
-async def generate_one(model: Model, seeds: Seeds, language: str, index: int, id_prefix: str,
-                       pools: dict[str, Any], prompts_file: str = prompts.PROMPTS_FILE) -> dict[str, Any]:
+async def generate_one(
+    model: Model,
+    seeds: Seeds,
+    language: str,
+    index: int,
+    id_prefix: str,
+    pools: dict[str, Any],
+    prompts_file: str = prompts.PROMPTS_FILE,
+) -> dict[str, Any]:
     label = pools["personality_types"][seeds.personality][language]["label"]
     sep = "、" if language == "zh" else ", "
     task = INTENTIONS[seeds.intention][1 if language == "zh" else 2]
-    persona = await _complete(model, prompts.fill(pools["persona_prompt"][language], {
-        "personality": label, "traits": sep.join(seeds.traits), "age": seeds.age,
-        "sentences": "\n".join(f"- {s}" for s in seeds.sentences)}), "persona")
-    scene = await _complete(model, prompts.fill(pools["scene_prompt"][language], {
-        "persona": persona, "topic": seeds.topic, "intention": task}), "scene")
+    persona = await _complete(
+        model,
+        prompts.fill(
+            pools["persona_prompt"][language],
+            {
+                "personality": label,
+                "traits": sep.join(seeds.traits),
+                "age": seeds.age,
+                "sentences": "\n".join(f"- {s}" for s in seeds.sentences),
+            },
+        ),
+        "persona",
+    )
+    scene = await _complete(
+        model,
+        prompts.fill(pools["scene_prompt"][language], {"persona": persona, "topic": seeds.topic, "intention": task}),
+        "scene",
+    )
     scene = prompts.scene_with_intention(scene, task, language, prompts_file)
     digest = hashlib.sha256(f"{id_prefix}|{index}|{persona}|{scene}".encode("utf-8")).hexdigest()[:8]
     scenario_id = f"{id_prefix}-{index:03d}-{digest}"
     record: dict[str, Any] = {
-        "id": f"{scenario_id}-{language}", "scenario_id": scenario_id, "language": language, "player": persona,
-        "scene": scene, "main_cha": label, "cha_group": seeds.traits, "task": task, "intention": seeds.intention,
-        "hidden_task_type": INTENTIONS[seeds.intention][0], "personality": seeds.personality, "topic": seeds.topic,
+        "id": f"{scenario_id}-{language}",
+        "scenario_id": scenario_id,
+        "language": language,
+        "player": persona,
+        "scene": scene,
+        "main_cha": label,
+        "cha_group": seeds.traits,
+        "task": task,
+        "intention": seeds.intention,
+        "hidden_task_type": INTENTIONS[seeds.intention][0],
+        "personality": seeds.personality,
+        "topic": seeds.topic,
     }
     rules = load_rules()
     opening = prompts.opening_prompt({**record, "first_talk": ""}, rules.state(rules.initial_emotion), prompts_file)
@@ -100,7 +129,8 @@ async def generate_one(model: Model, seeds: Seeds, language: str, index: int, id
     for _ in range(3):
         try:
             record["first_talk"] = parse_reply_output(
-                (await model.generate([ChatMessageUser(content=opening)])).completion).reply
+                (await model.generate([ChatMessageUser(content=opening)])).completion
+            ).reply
             break
         except SimulatorParseError as ex:
             problem = str(ex)
@@ -110,9 +140,19 @@ async def generate_one(model: Model, seeds: Seeds, language: str, index: int, id
     return record
 
 
-def run(model_name: str, n: int, language: str, out: str, seed: int = 0, temperature: float | None = None,
-        base_url: str | None = None, id_prefix: str = "gen", max_concurrency: int = 4,
-        generator_file: str = GENERATOR_FILE, append: bool = False) -> tuple[int, list[str]]:
+def run(
+    model_name: str,
+    n: int,
+    language: str,
+    out: str,
+    seed: int = 0,
+    temperature: float | None = None,
+    base_url: str | None = None,
+    id_prefix: str = "gen",
+    max_concurrency: int = 4,
+    generator_file: str = GENERATOR_FILE,
+    append: bool = False,
+) -> tuple[int, list[str]]:
     """Generate ``n`` scenarios per language ("zh", "en" or "both") into ``out`` (JSONL), each record written
     as soon as it is complete (so in completion order). A scenario that fails, for any reason, is reported
     in the returned errors and the others are kept. Returns (written, errors)."""

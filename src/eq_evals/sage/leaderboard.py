@@ -9,11 +9,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-
 from eq_evals import logcheck
 from eq_evals.core.text import fmt, markdown_table
-from eq_evals.sections import Inputs, Result, Section
 from eq_evals.sage.rules import Aggregate, aggregate
+from eq_evals.sections import Inputs, Result, Section
 
 
 @dataclass
@@ -79,8 +78,9 @@ def collect(paths: Iterable[str], allow_partial: bool = False, allow_mixed: bool
     """Read every SAGE log under ``paths`` through the gate (``eq_evals.logcheck.gate``: complete logs, one per
     retry chain, one data and task version unless ``allow_mixed``; partial logs skipped with a warning, or kept
     with ``allow_partial`` and their rows marked partial), then :func:`collect_logs`."""
-    selection = logcheck.gate(paths, tasks=TASKS, allow_partial=allow_partial, allow_mixed=allow_mixed,
-                              what="sage leaderboard")
+    selection = logcheck.gate(
+        paths, tasks=TASKS, allow_partial=allow_partial, allow_mixed=allow_mixed, what="sage leaderboard"
+    )
     rows = collect_logs(selection.kept)
     rows.warnings = selection.warnings + rows.warnings
     return rows
@@ -101,11 +101,19 @@ def collect_logs(logs: list[tuple[Any, logcheck.LogCheck]]) -> Rows:
         source = str(args["source"]) if args.get("source") else None
         scenario_set = f"{Path(source).name if source else 'bundled'}:{args.get('language', 'zh')}"
         settings = _settings(args)
-        key = (log.eval.model, _role_model(log), _role_config(log), log.eval.task.split("/")[-1],
-               str(log.eval.task_version), source or "bundled", str(args.get("language", "zh")),
-               json.dumps(settings, sort_keys=True, default=str))
-        group = groups.setdefault(key, {"samples": {}, "logs": [], "scenarios": scenario_set, "settings": settings,
-                                        "partial": False})
+        key = (
+            log.eval.model,
+            _role_model(log),
+            _role_config(log),
+            log.eval.task.split("/")[-1],
+            str(log.eval.task_version),
+            source or "bundled",
+            str(args.get("language", "zh")),
+            json.dumps(settings, sort_keys=True, default=str),
+        )
+        group = groups.setdefault(
+            key, {"samples": {}, "logs": [], "scenarios": scenario_set, "settings": settings, "partial": False}
+        )
         group["logs"].append(file)
         group["partial"] |= not info.complete
         for sample in log.samples:
@@ -125,22 +133,59 @@ def collect_logs(logs: list[tuple[Any, logcheck.LogCheck]]) -> Rows:
                 reasons[reason] = reasons.get(reason, 0) + 1
                 continue
             meta = score.metadata or {}
-            scored.append({"emotion": float(score.value), **{k: meta.get(k) for k in (
-                "npc_turns", "hidden_task_type", "personality", "intention", "end_reason")}})
+            scored.append(
+                {
+                    "emotion": float(score.value),
+                    **{
+                        k: meta.get(k)
+                        for k in ("npc_turns", "hidden_task_type", "personality", "intention", "end_reason")
+                    },
+                }
+            )
         if not scored:  # a row all the same, marked unscored: a run must never vanish from the table (issue 13)
-            warnings.append(f"warning: {model} with simulated user {simulator}: all {unscored} dialogue(s) unscored ("
-                            + "; ".join(f"{r} x{n}" for r, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
-                            + "); shown as an unscored row with no Sentient score")
-            agg = Aggregate(n=0, sentient=math.nan, ci_low=math.nan, ci_high=math.nan, success=0, failure=0,
-                            mean_turns=None, by_type={}, by_personality={}, by_intention={}, end_reasons={})
+            warnings.append(
+                f"warning: {model} with simulated user {simulator}: all {unscored} dialogue(s) unscored ("
+                + "; ".join(f"{r} x{n}" for r, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
+                + "); shown as an unscored row with no Sentient score"
+            )
+            agg = Aggregate(
+                n=0,
+                sentient=math.nan,
+                ci_low=math.nan,
+                ci_high=math.nan,
+                success=0,
+                failure=0,
+                mean_turns=None,
+                by_type={},
+                by_personality={},
+                by_intention={},
+                end_reasons={},
+            )
         else:
             agg = aggregate(scored)
-        rows.append(Row(model=model, simulator=simulator, task=task, scenarios=group["scenarios"], n=agg.n,
-                        unscored=unscored, sentient=agg.sentient, ci_low=agg.ci_low, ci_high=agg.ci_high,
-                        success=agg.success, failure=agg.failure, mean_turns=agg.mean_turns,
-                        rational=agg.by_type.get("rational"), emotional=agg.by_type.get("emotional"),
-                        logs=group["logs"], aggregate=agg, settings=group["settings"], partial=group["partial"],
-                        unscored_reasons=reasons))
+        rows.append(
+            Row(
+                model=model,
+                simulator=simulator,
+                task=task,
+                scenarios=group["scenarios"],
+                n=agg.n,
+                unscored=unscored,
+                sentient=agg.sentient,
+                ci_low=agg.ci_low,
+                ci_high=agg.ci_high,
+                success=agg.success,
+                failure=agg.failure,
+                mean_turns=agg.mean_turns,
+                rational=agg.by_type.get("rational"),
+                emotional=agg.by_type.get("emotional"),
+                logs=group["logs"],
+                aggregate=agg,
+                settings=group["settings"],
+                partial=group["partial"],
+                unscored_reasons=reasons,
+            )
+        )
     # Ties keep the order of appearance (SAGE paper §4) and share a rank; unscored rows come last, unranked.
     return Rows(sorted(rows, key=lambda r: (r.n == 0, -r.sentient if r.n else 0.0)), warnings)
 
@@ -159,33 +204,66 @@ def ranks(rows: list[Row]) -> list[str]:
 
 
 def render(rows: list[Row]) -> str:
-    header = ["Rank", "Model", "Simulator", "Scenarios", "N", "Sentient", "95% CI", "Success", "Failure", "Unscored",
-              "Turns", "Rational", "Emotional"]
+    header = [
+        "Rank",
+        "Model",
+        "Simulator",
+        "Scenarios",
+        "N",
+        "Sentient",
+        "95% CI",
+        "Success",
+        "Failure",
+        "Unscored",
+        "Turns",
+        "Rational",
+        "Emotional",
+    ]
     # task arguments that differ between rows (e.g. max_turns, hidden_task_type) are shown in a last column
-    varying = sorted({k for r in rows for k in r.settings if len({json.dumps(x.settings.get(k), default=str)
-                                                                     for x in rows}) > 1})
+    varying = sorted(
+        {k for r in rows for k in r.settings if len({json.dumps(x.settings.get(k), default=str) for x in rows}) > 1}
+    )
     if varying:
         header.append("Settings")
     table = [header]
     for rank, r in zip(ranks(rows), rows):
         mark = (" (partial)" if r.partial else "") + (" (unscored)" if r.n == 0 else "")
-        table.append([rank, r.model + mark, r.simulator, r.scenarios, str(r.n), fmt(r.sentient), f"{fmt(r.ci_low)}-{fmt(r.ci_high)}",
-                      str(r.success), str(r.failure), str(r.unscored), fmt(r.mean_turns, 2), fmt(r.rational),
-                      fmt(r.emotional)] + ([" ".join(f"{k}={r.settings.get(k)}" for k in varying)] if varying else []))
+        table.append(
+            [
+                rank,
+                r.model + mark,
+                r.simulator,
+                r.scenarios,
+                str(r.n),
+                fmt(r.sentient),
+                f"{fmt(r.ci_low)}-{fmt(r.ci_high)}",
+                str(r.success),
+                str(r.failure),
+                str(r.unscored),
+                fmt(r.mean_turns, 2),
+                fmt(r.rational),
+                fmt(r.emotional),
+            ]
+            + ([" ".join(f"{k}={r.settings.get(k)}" for k in varying)] if varying else [])
+        )
     widths = [max(len(row[c]) for row in table) for c in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
     lines.insert(1, "  ".join("-" * w for w in widths))
     notes = []
     if len({r.simulator for r in rows}) > 1:
-        notes.append("note: rows use different simulated users; compare models only under the same simulator "
-                     "(paper §3.3: absolute scores shift with the simulator).")
+        notes.append(
+            "note: rows use different simulated users; compare models only under the same simulator "
+            "(paper §3.3: absolute scores shift with the simulator)."
+        )
     if len({r.scenarios for r in rows}) > 1:
         notes.append("note: rows use different scenario sets or languages; their scores are not comparable.")
     if any(r.n != rows[0].n for r in rows):
         notes.append("note: rows cover different numbers of scored dialogues; Success/Failure are counts.")
     if len({(r.model, r.simulator, r.scenarios) for r in rows}) < len(rows):
-        notes.append("note: some rows differ only in their task settings, the Simulator's configuration or the task "
-                     "version; they are kept apart.")
+        notes.append(
+            "note: some rows differ only in their task settings, the Simulator's configuration or the task "
+            "version; they are kept apart."
+        )
     return "\n".join(lines + notes + list(getattr(rows, "warnings", [])))
 
 
@@ -210,17 +288,53 @@ def build(inputs: Inputs) -> Result:
     rows = collect_logs(inputs.logs)
     if not rows:
         return Result(warnings=rows.warnings)
-    header = ["rank", "model", "simulator", "scenarios", "N", "Sentient", "95% CI", "success", "failure",
-              "unscored", "turns", "rational", "emotional"]
-    body = [[rank, r.model + (" (partial)" if r.partial else "") + (" (unscored)" if r.n == 0 else ""), r.simulator,
-             r.scenarios, str(r.n), fmt(r.sentient), f"{fmt(r.ci_low)} to {fmt(r.ci_high)}", str(r.success),
-             str(r.failure), str(r.unscored), fmt(r.mean_turns, 2), fmt(r.rational), fmt(r.emotional)]
-            for rank, r in zip(ranks(rows), rows)]
+    header = [
+        "rank",
+        "model",
+        "simulator",
+        "scenarios",
+        "N",
+        "Sentient",
+        "95% CI",
+        "success",
+        "failure",
+        "unscored",
+        "turns",
+        "rational",
+        "emotional",
+    ]
+    body = [
+        [
+            rank,
+            r.model + (" (partial)" if r.partial else "") + (" (unscored)" if r.n == 0 else ""),
+            r.simulator,
+            r.scenarios,
+            str(r.n),
+            fmt(r.sentient),
+            f"{fmt(r.ci_low)} to {fmt(r.ci_high)}",
+            str(r.success),
+            str(r.failure),
+            str(r.unscored),
+            fmt(r.mean_turns, 2),
+            fmt(r.rational),
+            fmt(r.emotional),
+        ]
+        for rank, r in zip(ranks(rows), rows)
+    ]
     notes = [line for line in render(rows).splitlines() if line.startswith("note:")]
-    markdown = "\n".join(["## SAGE", "", "Sentient score = mean final emotion of the simulated user (0-100), 95% "
-                          "interval over dialogues; a rank marked = is shared by tied rows (SAGE paper §4).", "",
-                          markdown_table(header, body), ""] + [f"- {n.removeprefix('note: ')}" for n in notes]
-                         + ([""] if notes else []))
+    markdown = "\n".join(
+        [
+            "## SAGE",
+            "",
+            "Sentient score = mean final emotion of the simulated user (0-100), 95% "
+            "interval over dialogues; a rank marked = is shared by tied rows (SAGE paper §4).",
+            "",
+            markdown_table(header, body),
+            "",
+        ]
+        + [f"- {n.removeprefix('note: ')}" for n in notes]
+        + ([""] if notes else [])
+    )
     data = json.loads(to_json(rows))
     csv_rows = [{k: v for k, v in d.items() if not isinstance(v, (dict, list))} for d in data]
     return Result(markdown=markdown, json={"sage": data}, csv={"sage.csv": csv_rows}, warnings=rows.warnings)

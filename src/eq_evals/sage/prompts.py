@@ -23,8 +23,9 @@ REQUIRED: dict[str, set[str]] = {
     "npc_system": set(),
 }
 PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
-RETRY_NOTE = ("(Your previous answer could not be used: {{problem}}. Answer again, following the output format "
-              "above exactly.)")
+RETRY_NOTE = (
+    "(Your previous answer could not be used: {{problem}}. Answer again, following the output format above exactly.)"
+)
 
 
 @cache
@@ -46,8 +47,10 @@ def load_prompts(file: str = PROMPTS_FILE) -> dict[str, Any]:
                 raise ValueError(f"{where}: {section}.{lang} is missing or empty")
             missing = needed - set(PLACEHOLDER.findall(text))
             if missing:
-                raise ValueError(f"{where}: {section}.{lang} lacks the placeholder(s) "
-                                 + ", ".join("{{" + m + "}}" for m in sorted(missing)))
+                raise ValueError(
+                    f"{where}: {section}.{lang} lacks the placeholder(s) "
+                    + ", ".join("{{" + m + "}}" for m in sorted(missing))
+                )
     for section in ("speakers", "opening", "hidden_theme_marker"):
         for lang in supplied:
             if not (data.get(section) or {}).get(lang):
@@ -64,9 +67,11 @@ def require_language(language: str, file: str = PROMPTS_FILE) -> None:
     """A clear error when a scenario's language has no prompts in ``file``."""
     supplied = languages(load_prompts(file))
     if language not in supplied:
-        raise EqEvalsError(f"{display_path(resource('solvers', file))}: no '{language}' prompts (it gives "
-                           f"{', '.join(supplied)}), but a '{language}' scenario is being run; add them or choose "
-                           f"-T language={supplied[0]}")
+        raise EqEvalsError(
+            f"{display_path(resource('solvers', file))}: no '{language}' prompts (it gives "
+            f"{', '.join(supplied)}), but a '{language}' scenario is being run; add them or choose "
+            f"-T language={supplied[0]}"
+        )
 
 
 def retry_note(problem: str | None, language: str, file: str = PROMPTS_FILE) -> str:
@@ -107,24 +112,41 @@ def text(section: str, language: str, file: str = PROMPTS_FILE) -> str:
 
 def emotion_prompt(meta: dict[str, Any], emotion: int, history: str, file: str = PROMPTS_FILE) -> str:
     lang = meta["language"]
-    return fill(text("emotion_update", lang, file), {
-        "goal": text("goal", lang, file), "persona": meta["player"],
-        "scene": scene_with_intention(meta["scene"], meta["task"], lang, file),
-        "emotion": emotion, "history": history})
+    return fill(
+        text("emotion_update", lang, file),
+        {
+            "goal": text("goal", lang, file),
+            "persona": meta["player"],
+            "scene": scene_with_intention(meta["scene"], meta["task"], lang, file),
+            "emotion": emotion,
+            "history": history,
+        },
+    )
 
 
 def feeling_text(target_completion: str, activity: str, analyse: str, language: str, file: str = PROMPTS_FILE) -> str:
-    return fill(text("feeling", language, file),
-                {"target_completion": target_completion, "activity": activity, "analyse": analyse})
+    return fill(
+        text("feeling", language, file),
+        {"target_completion": target_completion, "activity": activity, "analyse": analyse},
+    )
 
 
-def reply_prompt(meta: dict[str, Any], state: str, context: str, latest: str, feeling: str,
-                 file: str = PROMPTS_FILE) -> str:
+def reply_prompt(
+    meta: dict[str, Any], state: str, context: str, latest: str, feeling: str, file: str = PROMPTS_FILE
+) -> str:
     lang = meta["language"]
-    return fill(text("reply", lang, file), {
-        "goal": text("goal", lang, file), "persona": meta["player"],
-        "scene": scene_with_intention(meta["scene"], meta["task"], lang, file),
-        "context": context, "latest": latest, "feeling": feeling, "state": state})
+    return fill(
+        text("reply", lang, file),
+        {
+            "goal": text("goal", lang, file),
+            "persona": meta["player"],
+            "scene": scene_with_intention(meta["scene"], meta["task"], lang, file),
+            "context": context,
+            "latest": latest,
+            "feeling": feeling,
+            "state": state,
+        },
+    )
 
 
 def opening_prompt(meta: dict[str, Any], state: str, file: str = PROMPTS_FILE) -> str:

@@ -13,38 +13,66 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Iterable
 
-
 from eq_evals.resources import display_path, load_yaml, resource
 
 RULES_FILE = "sage/rules.yaml"
 
 # The eight hidden intentions (SAGE paper §3.1, Table 1): slug -> (type, exact zh string, en wording).
 INTENTIONS: dict[str, tuple[str, str, str]] = {
-    "dialectical_analysis": ("rational", "你希望对方辩证地分析事件中的问题",
-                             "You hope the other person will analyze the problems in the situation dialectically."),
-    "practical_advice": ("rational", "你想获得能真实帮助你解决当下困境的建议",
-                         "You want to receive advice that can truly help you solve your current difficulties."),
-    "analyze_others": ("rational", "你想分析事件中其他人物这么做的原因",
-                       "You wish to analyze the reasons behind the actions of other people involved in the situation."),
-    "self_reflection": ("rational", "你希望对方引导你针对事件进行自我反思，收获自我成长",
-                        "You hope the other person will guide you to engage in self-reflection regarding the incident "
-                        "and help you achieve personal growth."),
-    "sincere_praise": ("emotional", "你希望对方真诚地夸奖你在事件中的具体行为",
-                       "You hope the other person will sincerely praise your specific actions in the situation."),
-    "attentive_listening": ("emotional", "你希望对方用心倾听你的情绪宣泄",
-                            "You want the other person to attentively listen to your emotional outpouring."),
-    "deep_empathy": ("emotional", "你希望对方深刻共情你的感受，而不是简单的安慰",
-                     "You hope the other person will deeply empathize with your feelings, rather than simply "
-                     "offering comfort."),
-    "agree_not_at_fault": ("emotional", "你认为自己在事件中没有任何责任和错误，你想要对方也认同你没有错",
-                           "You believe you bear no responsibility or fault in the situation, and you want the other "
-                           "person to agree that you are not at fault."),
+    "dialectical_analysis": (
+        "rational",
+        "你希望对方辩证地分析事件中的问题",
+        "You hope the other person will analyze the problems in the situation dialectically.",
+    ),
+    "practical_advice": (
+        "rational",
+        "你想获得能真实帮助你解决当下困境的建议",
+        "You want to receive advice that can truly help you solve your current difficulties.",
+    ),
+    "analyze_others": (
+        "rational",
+        "你想分析事件中其他人物这么做的原因",
+        "You wish to analyze the reasons behind the actions of other people involved in the situation.",
+    ),
+    "self_reflection": (
+        "rational",
+        "你希望对方引导你针对事件进行自我反思，收获自我成长",
+        "You hope the other person will guide you to engage in self-reflection regarding the incident "
+        "and help you achieve personal growth.",
+    ),
+    "sincere_praise": (
+        "emotional",
+        "你希望对方真诚地夸奖你在事件中的具体行为",
+        "You hope the other person will sincerely praise your specific actions in the situation.",
+    ),
+    "attentive_listening": (
+        "emotional",
+        "你希望对方用心倾听你的情绪宣泄",
+        "You want the other person to attentively listen to your emotional outpouring.",
+    ),
+    "deep_empathy": (
+        "emotional",
+        "你希望对方深刻共情你的感受，而不是简单的安慰",
+        "You hope the other person will deeply empathize with your feelings, rather than simply offering comfort.",
+    ),
+    "agree_not_at_fault": (
+        "emotional",
+        "你认为自己在事件中没有任何责任和错误，你想要对方也认同你没有错",
+        "You believe you bear no responsibility or fault in the situation, and you want the other "
+        "person to agree that you are not at fault.",
+    ),
 }
 INTENTION_BY_TEXT: dict[str, str] = {text: slug for slug, (_, zh, en) in INTENTIONS.items() for text in (zh, en)}
 
 # Personality types (datasets/sage/README.md, 'Schema', `main_cha`): released Chinese label / English label -> slug.
-PERSONALITIES: dict[str, str] = {"负面型": "negative", "被动型": "passive", "回避型": "avoidant",
-                                 "negative": "negative", "passive": "passive", "avoidant": "avoidant"}
+PERSONALITIES: dict[str, str] = {
+    "负面型": "negative",
+    "被动型": "passive",
+    "回避型": "avoidant",
+    "negative": "negative",
+    "passive": "passive",
+    "avoidant": "avoidant",
+}
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 END_REASONS = ("emotion_ge_100", "emotion_lt_10", "goodbye", "max_turns")
@@ -63,8 +91,13 @@ class Rules:
     floor: int = 0
     success_at: int = 100
     failure_below: int = 10
-    states: tuple[tuple[str, int], ...] = (("Emotion-S", 100), ("Emotion-A", 70), ("Emotion-B", 40),
-                                           ("Emotion-C", 10), ("Emotion-F", -1000))
+    states: tuple[tuple[str, int], ...] = (
+        ("Emotion-S", 100),
+        ("Emotion-A", 70),
+        ("Emotion-B", 40),
+        ("Emotion-C", 10),
+        ("Emotion-F", -1000),
+    )
     goodbye_substrings: tuple[str, ...] = ("再见", "拜拜")
     goodbye_regexes: tuple[str, ...] = ()
     goodbye_closings: tuple[str, ...] = ()
@@ -105,8 +138,11 @@ class Rules:
     def with_overrides(self, initial_emotion: int | None = None, max_change: int | None = None) -> "Rules":
         from dataclasses import replace
 
-        return replace(self, initial_emotion=self.initial_emotion if initial_emotion is None else int(initial_emotion),
-                       max_change=self.max_change if max_change is None else int(max_change))
+        return replace(
+            self,
+            initial_emotion=self.initial_emotion if initial_emotion is None else int(initial_emotion),
+            max_change=self.max_change if max_change is None else int(max_change),
+        )
 
 
 @cache
@@ -121,10 +157,19 @@ def load_rules(file: str = RULES_FILE) -> Rules:
         closings = tuple(spec["closing"] for spec in goodbye.values() if spec.get("closing"))
         for rx in rxs + closings:
             re.compile(rx)
-        rules = Rules(initial_emotion=int(data["initial_emotion"]), max_change=int(data["max_change"]),
-                      ceiling=int(data["ceiling"]), floor=int(data["floor"]), success_at=int(data["success_at"]),
-                      failure_below=int(data["failure_below"]), states=states, goodbye_substrings=subs,
-                      goodbye_regexes=rxs, goodbye_closings=closings, source=where)
+        rules = Rules(
+            initial_emotion=int(data["initial_emotion"]),
+            max_change=int(data["max_change"]),
+            ceiling=int(data["ceiling"]),
+            floor=int(data["floor"]),
+            success_at=int(data["success_at"]),
+            failure_below=int(data["failure_below"]),
+            states=states,
+            goodbye_substrings=subs,
+            goodbye_regexes=rxs,
+            goodbye_closings=closings,
+            source=where,
+        )
     except (KeyError, TypeError, ValueError, re.error) as ex:
         raise ValueError(f"{where}: invalid SAGE rules ({type(ex).__name__}: {ex})") from None
     if [lower for _, lower in states] != sorted((lower for _, lower in states), reverse=True):
@@ -175,8 +220,10 @@ class SimulatorParseError(ValueError):
 
 
 EMOTION_HEADERS = ("Content", "TargetCompletion", "Activity", "Analyse", "Change")
-_HEADER = re.compile(r"(?im)(?<![A-Za-z])(Content|TargetCompletion|Target Completion|Activity|Analyse|"
-                     r"Analysis|Change|Thinking|Draft|Revision|Response)\s*[:：]")
+_HEADER = re.compile(
+    r"(?im)(?<![A-Za-z])(Content|TargetCompletion|Target Completion|Activity|Analyse|"
+    r"Analysis|Change|Thinking|Draft|Revision|Response)\s*[:：]"
+)
 _INT = re.compile(r"[+-]?\s?\d+")
 
 
@@ -197,7 +244,7 @@ def _sections(text: str) -> dict[str, str]:
         name = m.group(1).replace(" ", "")
         name = {"Analysis": "Analyse"}.get(name, name)
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        out[name] = text[m.end():end]
+        out[name] = text[m.end() : end]
     return out
 
 
@@ -227,9 +274,13 @@ def parse_emotion_output(text: str) -> EmotionOutput:
     m = _INT.search(_number_text(parts["Change"]))
     if m is None:
         raise SimulatorParseError(f"no integer after 'Change:' (got {parts['Change'].strip()[:60]!r})")
-    return EmotionOutput(raw_change=int(m.group(0).replace(" ", "")), content=_clean(parts.get("Content", "")),
-                         target_completion=_clean(parts.get("TargetCompletion", "")),
-                         activity=_clean(parts.get("Activity", "")), analyse=_clean(parts.get("Analyse", "")))
+    return EmotionOutput(
+        raw_change=int(m.group(0).replace(" ", "")),
+        content=_clean(parts.get("Content", "")),
+        target_completion=_clean(parts.get("TargetCompletion", "")),
+        activity=_clean(parts.get("Activity", "")),
+        analyse=_clean(parts.get("Analyse", "")),
+    )
 
 
 @dataclass
@@ -247,16 +298,17 @@ def parse_reply_output(text: str) -> ReplyOutput:
     raw = _normalise(text)
     # the header at the start of a line, so "my response: no" inside the reply does not cut it; a header
     # inside a line counts only when no line starts with one
-    marks = (list(re.finditer(r"(?im)^[ \t#>-]*Response[ \t]*[:：]", raw))
-             or list(re.finditer(r"(?im)(?<![A-Za-z])Response\s*[:：]", raw)))
+    marks = list(re.finditer(r"(?im)^[ \t#>-]*Response[ \t]*[:：]", raw)) or list(
+        re.finditer(r"(?im)(?<![A-Za-z])Response\s*[:：]", raw)
+    )
     if not marks:
         raise SimulatorParseError("no 'Response:' section in the reply output")
-    reply = raw[marks[-1].end():].strip()
+    reply = raw[marks[-1].end() :].strip()
     for _ in range(2):
         reply = _clean(reply).strip(_QUOTES).strip()
     if not reply:
         raise SimulatorParseError("the 'Response:' section is empty")
-    thinking = re.sub(r"(?im)^\s*#*\s*Thinking\s*[:：]\s*", "", raw[:marks[-1].start()], count=1).strip()
+    thinking = re.sub(r"(?im)^\s*#*\s*Thinking\s*[:：]\s*", "", raw[: marks[-1].start()], count=1).strip()
     return ReplyOutput(reply=reply, thinking=thinking)
 
 
@@ -315,9 +367,15 @@ def aggregate(rows: Iterable[dict[str, Any]], rules: Rules | None = None) -> Agg
         if r.get("end_reason"):
             reasons[r["end_reason"]] = reasons.get(r["end_reason"], 0) + 1
     return Aggregate(
-        n=len(emotions), sentient=statistics.fmean(emotions), ci_low=low, ci_high=high,
-        success=sum(e >= rules.success_at for e in emotions), failure=sum(e < rules.failure_below for e in emotions),
+        n=len(emotions),
+        sentient=statistics.fmean(emotions),
+        ci_low=low,
+        ci_high=high,
+        success=sum(e >= rules.success_at for e in emotions),
+        failure=sum(e < rules.failure_below for e in emotions),
         mean_turns=statistics.fmean(turns) if turns else None,
-        by_type=_group_means(rows, "hidden_task_type"), by_personality=_group_means(rows, "personality"),
-        by_intention=_group_means(rows, "intention"), end_reasons=dict(sorted(reasons.items())),
+        by_type=_group_means(rows, "hidden_task_type"),
+        by_personality=_group_means(rows, "personality"),
+        by_intention=_group_means(rows, "intention"),
+        end_reasons=dict(sorted(reasons.items())),
     )

@@ -55,8 +55,10 @@ def sage_ci(level: float = 0.95) -> Metric:
         rules = load_rules()
         value = inner(scores)
         assert isinstance(value, dict)
-        return {k: min(float(rules.ceiling), max(float(rules.floor), float(x))) if not math.isnan(float(x))
-                else float(x) for k, x in value.items()}
+        return {
+            k: min(float(rules.ceiling), max(float(rules.floor), float(x))) if not math.isnan(float(x)) else float(x)
+            for k, x in value.items()
+        }
 
     return compute
 
@@ -95,38 +97,57 @@ def sage_scorer(rules: str = "sage/rules.yaml") -> Scorer:
         meta = state.metadata or {}
         trajectory = " → ".join(map(str, sage.trajectory))
         info = {
-            "trajectory": sage.trajectory, "end_reason": sage.end_reason, "npc_turns": sage.npc_turns,
-            "updates": sage.updates, "parse_retries": sage.parse_retries,
-            "npc_output_tokens": sage.npc_output_tokens, "npc_reasoning_tokens": sage.npc_reasoning_tokens,
-            "simulator": sage.simulator, "hidden_task_type": meta.get("hidden_task_type"),
-            "intention": meta.get("intention"), "personality": meta.get("personality"),
-            "language": meta.get("language"), "task": meta.get("task"),
+            "trajectory": sage.trajectory,
+            "end_reason": sage.end_reason,
+            "npc_turns": sage.npc_turns,
+            "updates": sage.updates,
+            "parse_retries": sage.parse_retries,
+            "npc_output_tokens": sage.npc_output_tokens,
+            "npc_reasoning_tokens": sage.npc_reasoning_tokens,
+            "simulator": sage.simulator,
+            "hidden_task_type": meta.get("hidden_task_type"),
+            "intention": meta.get("intention"),
+            "personality": meta.get("personality"),
+            "language": meta.get("language"),
+            "task": meta.get("task"),
         }
         hit = limit_hit()
         if hit is not None:  # a sample limit stopped the dialogue: unscored, never an ending (core.limits)
-            return limit_score(hit, before="the dialogue ended", reason="interrupted",
-                               answer=f"interrupted dialogue ({hit.name})",
-                               detail=f"trajectory so far: {trajectory}" if trajectory else "", metadata=info)
+            return limit_score(
+                hit,
+                before="the dialogue ended",
+                reason="interrupted",
+                answer=f"interrupted dialogue ({hit.name})",
+                detail=f"trajectory so far: {trajectory}" if trajectory else "",
+                metadata=info,
+            )
         if sage.end_reason is None and sage.trajectory:
             # the loop started but something other than a sample limit (a cancellation) stopped it before any ending
             return Score.unscored(
-                reason="interrupted", answer="interrupted dialogue",
+                reason="interrupted",
+                answer="interrupted dialogue",
                 explanation=f"the dialogue was stopped before it ended; trajectory so far: {trajectory}",
-                metadata=info)
+                metadata=info,
+            )
         if sage.end_reason in (None, UNPARSEABLE) or not sage.trajectory:
             return Score.unscored(
                 reason=sage.end_reason or "no_dialogue",
                 answer=f"unfinished dialogue ({sage.end_reason or 'the Sentient Agent loop did not run'})",
                 explanation=(sage.failure or "the sentient_dialogue solver did not run for this sample")
                 + (f"\n\ntrajectory so far: {trajectory}" if trajectory else ""),
-                metadata=info)
+                metadata=info,
+            )
         e = sage.emotion
         info.update(emotion=e, success=int(e >= thresholds.success_at), failure=int(e < thresholds.failure_below))
         last = next((t for t in reversed(sage.turns) if t.get("activity")), None)
         explanation = f"trajectory: {trajectory}\nend reason: {sage.end_reason}; tested replies: {sage.npc_turns}"
         if last:
             explanation += f"\nlast inner thoughts (turn {last['turn']}): {last['activity']}"
-        return Score(value=float(e), answer=f"final emotion {e} ({sage.emotion_state}), {sage.end_reason}",
-                     explanation=explanation, metadata=info)
+        return Score(
+            value=float(e),
+            answer=f"final emotion {e} ({sage.emotion_state}), {sage.end_reason}",
+            explanation=explanation,
+            metadata=info,
+        )
 
     return score

@@ -75,10 +75,14 @@ def _change(options: dict, prompt: str, k: int) -> int:
 
 def _emotion_output(zh: bool, change: int) -> str:
     if zh:
-        return (f"Content:\nNPC在回应我刚才说的话。\nTargetCompletion:\n部分贴合。\nActivity:\n（脚本）我在掂量对方的话。\n"
-                f"Analyse:\n说不上好坏。\nChange:\n{change:+d}")
-    return (f"Content:\nThe NPC responds to what I just said.\nTargetCompletion:\nPartly.\nActivity:\n"
-            f"(scripted) I am weighing their words.\nAnalyse:\nNeither good nor bad.\nChange:\n{change:+d}")
+        return (
+            f"Content:\nNPC在回应我刚才说的话。\nTargetCompletion:\n部分贴合。\nActivity:\n（脚本）我在掂量对方的话。\n"
+            f"Analyse:\n说不上好坏。\nChange:\n{change:+d}"
+        )
+    return (
+        f"Content:\nThe NPC responds to what I just said.\nTargetCompletion:\nPartly.\nActivity:\n"
+        f"(scripted) I am weighing their words.\nAnalyse:\nNeither good nor bad.\nChange:\n{change:+d}"
+    )
 
 
 def _reply_output(zh: bool, k: int, state: str, goodbye: bool) -> str:
@@ -108,7 +112,11 @@ def sage_user(prompt: str, options: dict) -> str:
         state = states[-1] if states else "Emotion-B"
         goodbye = state in ("Emotion-S", "Emotion-F") or (k > 0 and k == int(options.get("goodbye_at", 0) or 0))
         if k == 0:  # the opening prompt of the generator: no dialogue yet
-            line = "最近有件事憋在心里，想找人说说。" if zh else "Something's been bugging me lately, can I talk it through?"
+            line = (
+                "最近有件事憋在心里，想找人说说。"
+                if zh
+                else "Something's been bugging me lately, can I talk it through?"
+            )
             return f"Thinking:\n-\nResponse:\n{line}"
         return _reply_output(zh, k, state, goodbye)
     return "(sage-user: not a SAGE simulator prompt)"
@@ -129,18 +137,26 @@ def sage_writer(prompt: str, options: dict, messages: list | None = None) -> str
     if kind == "persona":
         traits, age = _seed(prompt, "traits"), _seed(prompt, "age")
         if zh:
-            return (f"* 姓名：脚本人物{digest}\n* 年龄：{age}\n* 性别：女性\n* 职业：店员\n* 个人爱好：\n1. 散步\n2. 做饭\n3. 看电影\n"
-                    f"* 习惯和行为特点：\n性格{traits}。\n* 说话风格：\n简短。\n* 说话方式：\n被动型。")
-        return (f"* Name: Scripted Person {digest}\n* Age: {age}\n* Gender: Female\n* Occupation: Shop assistant\n"
-                f"* Hobbies:\n1. Walking\n2. Cooking\n3. Films\n* Habits and behaviour:\nShe is {traits}.\n"
-                "* Speaking style:\nShort sentences.\n* Manner of speech:\nPassive.")
+            return (
+                f"* 姓名：脚本人物{digest}\n* 年龄：{age}\n* 性别：女性\n* 职业：店员\n* 个人爱好：\n1. 散步\n2. 做饭\n3. 看电影\n"
+                f"* 习惯和行为特点：\n性格{traits}。\n* 说话风格：\n简短。\n* 说话方式：\n被动型。"
+            )
+        return (
+            f"* Name: Scripted Person {digest}\n* Age: {age}\n* Gender: Female\n* Occupation: Shop assistant\n"
+            f"* Hobbies:\n1. Walking\n2. Cooking\n3. Films\n* Habits and behaviour:\nShe is {traits}.\n"
+            "* Speaking style:\nShort sentences.\n* Manner of speech:\nPassive."
+        )
     if kind == "scene":
         topic = _seed(prompt, "topic")
         if zh:
-            return (f"### 玩家可能想向NPC倾诉的背景事件\n**事件起因：**{topic}\n**事件经过：**（脚本）\n"
-                    "**角色面对NPC不同回复的反应：**\n- 贴合隐藏主题：emotion上升\n- 偏离隐藏主题：emotion下降")
-        return (f"### The event the player may want to confide to the NPC\n**Cause:** {topic}\n**Course:** (scripted)\n"
-                "**Reactions to the NPC:**\n- Fits the hidden theme: emotion rises\n- Misses it: emotion drops")
+            return (
+                f"### 玩家可能想向NPC倾诉的背景事件\n**事件起因：**{topic}\n**事件经过：**（脚本）\n"
+                "**角色面对NPC不同回复的反应：**\n- 贴合隐藏主题：emotion上升\n- 偏离隐藏主题：emotion下降"
+            )
+        return (
+            f"### The event the player may want to confide to the NPC\n**Cause:** {topic}\n**Course:** (scripted)\n"
+            "**Reactions to the NPC:**\n- Fits the hidden theme: emotion rises\n- Misses it: emotion drops"
+        )
     return sage_user(prompt, options)
 
 

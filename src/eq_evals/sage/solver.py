@@ -15,8 +15,16 @@ from pydantic import Field
 
 from eq_evals.errors import EqEvalsError
 from eq_evals.sage import prompts
-from eq_evals.sage.rules import (UNPARSEABLE, EmotionOutput, ReplyOutput, Rules, SimulatorParseError, load_rules,
-                                 parse_emotion_output, parse_reply_output)
+from eq_evals.sage.rules import (
+    UNPARSEABLE,
+    EmotionOutput,
+    ReplyOutput,
+    Rules,
+    SimulatorParseError,
+    load_rules,
+    parse_emotion_output,
+    parse_reply_output,
+)
 
 USER_ROLE = "simulated_user"
 
@@ -43,7 +51,9 @@ def _short(text: str, n: int = 600) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-async def _ask(model: Model, prompt: str, parse: Any, attempts: int, note: Any = None) -> tuple[Any, int, str, str | None]:
+async def _ask(
+    model: Model, prompt: str, parse: Any, attempts: int, note: Any = None
+) -> tuple[Any, int, str, str | None]:
     """Call the simulator up to ``attempts`` times until ``parse`` accepts the output; a retry appends
     ``note(problem)`` (a short correction) to the prompt, so it is not the identical request.
     Returns (parsed or None, retries used, last raw output, last parse error)."""
@@ -119,8 +129,12 @@ def sentient_dialogue(
         system = npc_system_prompt if npc_system_prompt is not None else prompts.text("npc_system", lang, prompts_file)
         visible = [m for m in state.messages if m.role != "system"]
         if visible and visible[0].role == "user":
-            visible[0].metadata = {**(visible[0].metadata or {}), "emotion": e, "emotion_state": sage.emotion_state,
-                                   "turn": 1}
+            visible[0].metadata = {
+                **(visible[0].metadata or {}),
+                "emotion": e,
+                "emotion_state": sage.emotion_state,
+                "turn": 1,
+            }
         state.messages = ([ChatMessageSystem(content=system)] if system else []) + visible
 
         def retry_note(problem: str | None) -> str:
@@ -130,14 +144,17 @@ def sentient_dialogue(
             return [m for m in state.messages if m.role in ("user", "assistant")]
 
         async def emotion_update(k: int) -> EmotionOutput | None:
-            prompt = prompts.emotion_prompt(meta, sage.emotion, prompts.history_json(dialogue(), lang, prompts_file),
-                                            prompts_file)
+            prompt = prompts.emotion_prompt(
+                meta, sage.emotion, prompts.history_json(dialogue(), lang, prompts_file), prompts_file
+            )
             parsed, retries, raw, problem = await _ask(user, prompt, parse_emotion_output, attempts, retry_note)
             sage.parse_retries += retries
             if parsed is None:
                 sage.end_reason = UNPARSEABLE
-                sage.failure = (f"turn {k}: the emotion-update output could not be parsed after {attempts} "
-                                f"attempt(s) ({problem}); last output: {_short(raw, 300)!r}")
+                sage.failure = (
+                    f"turn {k}: the emotion-update output could not be parsed after {attempts} "
+                    f"attempt(s) ({problem}); last output: {_short(raw, 300)!r}"
+                )
             return parsed
 
         for k in range(1, max_turns + 1):
@@ -149,45 +166,77 @@ def sentient_dialogue(
                         break
                     after, applied = rules.update(before, update.raw_change)
                     label = rules.state(after)
-                    feeling = prompts.feeling_text(update.target_completion, update.activity, update.analyse, lang,
-                                                   prompts_file)
+                    feeling = prompts.feeling_text(
+                        update.target_completion, update.activity, update.analyse, lang, prompts_file
+                    )
                     msgs = dialogue()
                     prompt = prompts.reply_prompt(
-                        meta, label, prompts.history_json(msgs[:-2], lang, prompts_file),
-                        prompts.history_json(msgs[-2:], lang, prompts_file), feeling, prompts_file)
+                        meta,
+                        label,
+                        prompts.history_json(msgs[:-2], lang, prompts_file),
+                        prompts.history_json(msgs[-2:], lang, prompts_file),
+                        feeling,
+                        prompts_file,
+                    )
                     reply, retries, raw, problem = await _ask(user, prompt, parse_reply_output, attempts, retry_note)
                     sage.parse_retries += retries
                     if reply is None:
                         sage.end_reason = UNPARSEABLE
-                        sage.failure = (f"turn {k}: the reply output could not be parsed after {attempts} attempt(s) "
-                                        f"({problem}); last output: {_short(raw, 300)!r}")
+                        sage.failure = (
+                            f"turn {k}: the reply output could not be parsed after {attempts} attempt(s) "
+                            f"({problem}); last output: {_short(raw, 300)!r}"
+                        )
                         break
                     assert isinstance(reply, ReplyOutput)
                     sage.emotion, sage.emotion_state = after, label
                     sage.updates += 1
                     sage.trajectory = [*sage.trajectory, after]
-                    state.messages.append(ChatMessageUser(content=reply.reply, metadata={
-                        "emotion": after, "emotion_state": label, "change": applied,
-                        "raw_change": update.raw_change, "turn": k}))
-                    sage.turns = [*sage.turns, {
-                        "turn": k, "npc_reply": msgs[-1].text if msgs else "", "emotion_before": before,
-                        "emotion_after": after, "raw_change": update.raw_change, "applied_change": applied,
-                        "state": label, "content": update.content, "target_completion": update.target_completion,
-                        "activity": update.activity, "analyse": update.analyse, "thinking": reply.thinking,
-                        "user_reply": reply.reply}]
+                    state.messages.append(
+                        ChatMessageUser(
+                            content=reply.reply,
+                            metadata={
+                                "emotion": after,
+                                "emotion_state": label,
+                                "change": applied,
+                                "raw_change": update.raw_change,
+                                "turn": k,
+                            },
+                        )
+                    )
+                    sage.turns = [
+                        *sage.turns,
+                        {
+                            "turn": k,
+                            "npc_reply": msgs[-1].text if msgs else "",
+                            "emotion_before": before,
+                            "emotion_after": after,
+                            "raw_change": update.raw_change,
+                            "applied_change": applied,
+                            "state": label,
+                            "content": update.content,
+                            "target_completion": update.target_completion,
+                            "activity": update.activity,
+                            "analyse": update.analyse,
+                            "thinking": reply.thinking,
+                            "user_reply": reply.reply,
+                        },
+                    ]
                     transcript().info(
                         f"**Turn {k} · emotion {before} → {after} ({applied:+d}) · {label}**\n\n"
                         f"- *NPC intent*: {_short(update.content)}\n- *Goal fit*: {_short(update.target_completion)}\n"
                         f"- *Inner thoughts*: {_short(update.activity)}\n- *Feeling*: {_short(update.analyse)}\n"
                         f"- *Reply plan*: {_short(reply.thinking, 400)}\n- *Reply*: {reply.reply}",
-                        source="sentient_agent")
+                        source="sentient_agent",
+                    )
                     reason = rules.end_reason(after, reply.reply)
                     if reason:
                         sage.end_reason = reason
                         break
                 else:
-                    transcript().info(f"**Turn 1 · emotion {e} · {sage.emotion_state}** (opening line: "
-                                      f"{meta['first_talk']})", source="sentient_agent")
+                    transcript().info(
+                        f"**Turn 1 · emotion {e} · {sage.emotion_state}** (opening line: {meta['first_talk']})",
+                        source="sentient_agent",
+                    )
                 if k == max_turns and not generate_final_reply:
                     break
                 state = await generate(state)
@@ -208,16 +257,31 @@ def sentient_dialogue(
                         sage.emotion, sage.emotion_state = after, rules.state(after)
                         sage.updates += 1
                         sage.trajectory = [*sage.trajectory, after]
-                        sage.turns = [*sage.turns, {"turn": max_turns + 1, "emotion_before": before,
-                                                    "emotion_after": after, "raw_change": update.raw_change,
-                                                    "applied_change": applied, "state": sage.emotion_state,
-                                                    "activity": update.activity, "analyse": update.analyse}]
-                        transcript().info(f"**Final update · emotion {before} → {after} ({applied:+d})**\n\n"
-                                          f"- *Inner thoughts*: {_short(update.activity)}", source="sentient_agent")
+                        sage.turns = [
+                            *sage.turns,
+                            {
+                                "turn": max_turns + 1,
+                                "emotion_before": before,
+                                "emotion_after": after,
+                                "raw_change": update.raw_change,
+                                "applied_change": applied,
+                                "state": sage.emotion_state,
+                                "activity": update.activity,
+                                "analyse": update.analyse,
+                            },
+                        ]
+                        transcript().info(
+                            f"**Final update · emotion {before} → {after} ({applied:+d})**\n\n"
+                            f"- *Inner thoughts*: {_short(update.activity)}",
+                            source="sentient_agent",
+                        )
             if sage.end_reason is None:
                 sage.end_reason = "max_turns"
-        transcript().info(f"**Trajectory** {' → '.join(map(str, sage.trajectory))} · end: {sage.end_reason}"
-                          + (f" · {sage.failure}" if sage.failure else ""), source="sentient_agent")
+        transcript().info(
+            f"**Trajectory** {' → '.join(map(str, sage.trajectory))} · end: {sage.end_reason}"
+            + (f" · {sage.failure}" if sage.failure else ""),
+            source="sentient_agent",
+        )
         return state
 
     return solve
