@@ -86,7 +86,7 @@ def inspect_eval_cli(log_dir: Path, task: str, *args: str, **extra_env: str) -> 
     return finish_inspect_eval(start_inspect_eval(log_dir, task, *args, **extra_env))
 
 
-def eq_evals(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+def run_cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
     """``eq-evals ARGS`` through its entry point; (exit status, stdout, stderr)."""
     from eq_evals.cli import main
 

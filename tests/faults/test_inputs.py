@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-from faultkit import REPO, eq_evals
+from faultkit import REPO, run_cli
 from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
@@ -45,7 +45,7 @@ def test_an_overlay_redeclaring_a_bundled_task_wins_however_its_path_is_written(
     listed = {}
     for how, path in (("absolute", str(overlay_redeclaring_facet_hidden)), ("relative", "my_evals")):
         monkeypatch.setenv("EQ_EVALS_PATH", path)
-        _, out, _ = eq_evals(capsys, "list", "--benchmark", "facet")
+        _, out, _ = run_cli(capsys, "list", "--benchmark", "facet")
         listed[how] = MARK in out
     assert listed == {"absolute": True, "relative": True}, listed
 

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
-from faultkit import eq_evals, inspect_eval_cli
+from faultkit import inspect_eval_cli, run_cli
 from inspect_ai.log import EvalLog, EvalSample
 
 DIMENSIONS = ("P", "A", "C", "E")
@@ -59,7 +59,7 @@ def test_pace_board_outage_is_errored_or_an_explicit_partial_composite(
     outage: tuple[EvalLog, list[str]], tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     log, hit = outage
-    code, out, _ = eq_evals(capsys, "doctor", log.location, "--json")
+    code, out, _ = run_cli(capsys, "doctor", log.location, "--json")
     [doc] = json.loads(out)["logs"]
     # counted by doctor: as errored samples, or as partial composites whose reason says a dimension is missing
     flagged = doc["errored"] + sum(
@@ -67,7 +67,7 @@ def test_pace_board_outage_is_errored_or_an_explicit_partial_composite(
     )
     assert flagged == len(hit), (doc["errored"], doc["unscored"])
     # marked in the leaderboard (--allow-partial: an errored run is then included, marked partial)
-    code, _, err = eq_evals(
+    code, _, err = run_cli(
         capsys, "ratings", log.location, "--allow-partial", "--bootstrap", "20", "--quiet", "--out", str(tmp_path)
     )
     assert code == 0, err

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faultkit import LE_FIXTURES, eq_evals, overlay, rewrite_jsonl
+from faultkit import LE_FIXTURES, overlay, rewrite_jsonl, run_cli
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
@@ -114,7 +114,7 @@ def facet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def test_ratings_refuse_the_mixed_judgments(facet: dict, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """The reference behaviour (and a check that the two versions really differ)."""
-    code, out, err = eq_evals(capsys, "ratings", facet["j1"], facet["j2"], "--quiet", "--out", tmp_path)
+    code, out, err = run_cli(capsys, "ratings", facet["j1"], facet["j2"], "--quiet", "--out", tmp_path)
     assert_refused(code, out + err, [facet["j1"]], [facet["j2"]])
     assert "--allow-mixed-datasets" in err
 
@@ -123,13 +123,13 @@ def test_agreement_refuses_mixed_dataset_versions(facet: dict, tmp_path: Path, c
     ids = [str(s.id) for log in facet["judged"] for s in log.samples]
     human = tmp_path / "human.csv"
     human.write_text("sample_id,rater,label\n" + "".join(f"{i},h1,A\n{i},h2,B\n" for i in ids), encoding="utf-8")
-    code, out, err = eq_evals(capsys, "agreement", facet["j1"], facet["j2"], "--human", human)
+    code, out, err = run_cli(capsys, "agreement", facet["j1"], facet["j2"], "--human", human)
     assert_refused(code, out + err, [facet["j1"]], [facet["j2"]])
 
 
 def test_doctor_flags_mixed_dataset_versions(facet: dict, capsys: pytest.CaptureFixture) -> None:
     oracle, malformed = facet["v1"][1], facet["v2"][1]  # two models, same task arguments, different data
-    code, out, _ = eq_evals(capsys, "doctor", oracle, malformed, "--json")
+    code, out, _ = run_cli(capsys, "doctor", oracle, malformed, "--json")
     report = json.loads(out)
     assert code == 1 and not report["ok"]
     assert_refused(code, " ".join(report["comparability"]), [oracle], [malformed])
@@ -159,7 +159,7 @@ def test_sage_leaderboard_refuses_mixed_dataset_versions(tmp_path: Path, capsys:
     [a] = run("eq_evals/sage", "eq_evals/scripted-echo", tmp_path / "logs", model_roles=user, limit=2)
     [b] = run("eq_evals/sage", "eq_evals/scripted-oracle", tmp_path / "logs", changed, model_roles=user, limit=2)
     assert versions(a) != versions(b) and a.eval.task_args == b.eval.task_args
-    code, out, err = eq_evals(capsys, "sage", "leaderboard", tmp_path / "logs")
+    code, out, err = run_cli(capsys, "sage", "leaderboard", tmp_path / "logs")
     assert_refused(code, out + err, [Path(a.location)], [Path(b.location)])
 
 
@@ -186,7 +186,7 @@ def test_longemotion_table_refuses_mixed_dataset_versions(tmp_path: Path, capsys
         task_args={"data_dir": str(copy)},
     )
     assert a.status == b.status == "success"
-    code, out, err = eq_evals(capsys, "longemotion", "table", tmp_path / "logs")
+    code, out, err = run_cli(capsys, "longemotion", "table", tmp_path / "logs")
     assert_refused(code, out + err, [Path(a.location)], [Path(b.location)])
 
 
@@ -223,7 +223,7 @@ def pace(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def test_pace_weights_refuse_mixed_dataset_versions(pace: dict, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code, out, err = eq_evals(
+    code, out, err = run_cli(
         capsys,
         "pace",
         "weights",

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faultkit import REPO, eq_evals
+from faultkit import REPO, run_cli
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
@@ -85,7 +85,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def ratings(capsys: pytest.CaptureFixture, out: Path, *args: Any) -> tuple[int, str]:
     """``eq-evals ratings ARGS --out OUT``: exit status and everything it said (output folder paths blanked, so a
     test's own name in them is never read as the command's words)."""
-    code, stdout, stderr = eq_evals(capsys, "ratings", *args, "--quiet", "--bootstrap", "50", "--out", out)
+    code, stdout, stderr = run_cli(capsys, "ratings", *args, "--quiet", "--bootstrap", "50", "--out", out)
     md = out / "leaderboard.md"
     said = stdout + stderr + (md.read_text(encoding="utf-8") if code == 0 and md.exists() else "")
     return code, said.replace(str(out), "<out>")
@@ -136,7 +136,7 @@ def heart_loser(tmp_path: Path) -> Path:
 def test_ratings_on_a_heart_system_that_loses_every_comparison(
     heart_loser: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    code, _, stderr = eq_evals(capsys, "ratings", heart_loser, "--quiet", "--out", tmp_path / "out")
+    code, _, stderr = run_cli(capsys, "ratings", heart_loser, "--quiet", "--out", tmp_path / "out")
     assert code == 0, stderr
     rows = json.loads((tmp_path / "out" / "heart_leaderboard.json").read_text(encoding="utf-8"))["rows"]
     assert {r["model"] for r in rows} == {"reference", "eq_evals/scripted-heart-silent"}
@@ -165,8 +165,8 @@ def sage_tie(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_equal_sage_scores_are_marked_as_a_tie(sage_tie: Path, capsys: pytest.CaptureFixture) -> None:
-    _, out, _ = eq_evals(capsys, "sage", "leaderboard", sage_tie, "--json")
+    _, out, _ = run_cli(capsys, "sage", "leaderboard", sage_tie, "--json")
     rows = json.loads(out)
     assert len(rows) == 2 and rows[0]["sentient"] == rows[1]["sentient"]
-    _, text, _ = eq_evals(capsys, "sage", "leaderboard", sage_tie)
+    _, text, _ = run_cli(capsys, "sage", "leaderboard", sage_tie)
     assert rows[0]["rank"] == rows[1]["rank"] or re.search(r"\btie[ds]?\b", text, re.IGNORECASE), text

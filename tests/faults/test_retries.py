@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 
 import pytest
-from faultkit import cut, eq_evals, inspect_cli, inspect_eval_cli, logs_in
+from faultkit import cut, inspect_cli, inspect_eval_cli, logs_in, run_cli
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
@@ -60,7 +60,7 @@ def battles(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def weights(capsys: pytest.CaptureFixture, out: Path, *data: Path) -> tuple[int, str, dict | None]:
-    code, stdout, stderr = eq_evals(capsys, "pace", "weights", *map(str, data), "--bootstrap", "0", "--out", str(out))
+    code, stdout, stderr = run_cli(capsys, "pace", "weights", *map(str, data), "--bootstrap", "0", "--out", str(out))
     return code, stdout + stderr, json.loads(out.read_text(encoding="utf-8")) if code == 0 and out.exists() else None
 
 
@@ -123,13 +123,13 @@ def failed_twice(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_a_retry_that_failed_again_is_not_complete(
     failed_twice: dict, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    code, out, _ = eq_evals(capsys, "doctor", str(failed_twice["folder"]))
+    code, out, _ = run_cli(capsys, "doctor", str(failed_twice["folder"]))
     assert "finished by its retry" not in out, out
     assert code == 1  # two partial logs: not ok
-    code, out, _ = eq_evals(capsys, "doctor", str(failed_twice["folder"]), "--json")
+    code, out, _ = run_cli(capsys, "doctor", str(failed_twice["folder"]), "--json")
     report = json.loads(out)
     assert report["retried"] == {} and not report["ok"]
-    code, out, err = eq_evals(
+    code, out, err = run_cli(
         capsys, "ratings", str(failed_twice["folder"]), "--allow-partial", "--quiet", "--out", str(tmp_path)
     )
     assert f"its retry {failed_twice['retry']} is complete" not in out + err
