@@ -37,3 +37,11 @@ def log_dir(tmp_path: Path) -> str:
 def benchmark_logs(tmp_path_factory: pytest.TempPathFactory) -> BenchmarkLogs:
     """Logs of every benchmark (scripted models), built once per test run: see tests/benchmark_logs.py."""
     return build_benchmark_logs(tmp_path_factory.mktemp("benchmark_logs"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The embedded-model tests are slow as well (minutes on 2 cores, far more under load): the default run
+    leaves them out with the other slow tests, and .ci/run runs them after it (`bash scripts/test.sh -m slow`)."""
+    for item in items:
+        if item.get_closest_marker("local_model") is not None:
+            item.add_marker(pytest.mark.slow)

@@ -28,6 +28,9 @@ BENCHMARKS = ("facet", "heart", "pace", "pace_board", "longemotion")
 PAIRWISE = ("facet", "heart", "pace")
 EXPECTED = {"honest": set(), "long": {"verbosity"}, "obey": {"injection"}, "self": {"self_preference"}}
 
+# six scripted judges through every judged benchmark: about two minutes; CI runs it with the slow tests
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def check_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
