@@ -117,6 +117,7 @@ def test_heart_leaderboard_command_writes_the_same_files_as_ratings(round_robin,
     assert cli_main(["heart", "leaderboard", folder, "--out", str(tmp_path / "h"), "--bootstrap", "50"]) == 0
     out = capsys.readouterr().out
     assert "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating |" in out
+    assert "## Judges" in out and "| heart | eq_evals/scripted-hjudge | judge not checked | |" in out
     assert f"written: {tmp_path / 'h' / 'heart_leaderboard.md'}, " in out
     for ext in ("md", "csv", "json"):
         assert (tmp_path / "h" / f"heart_leaderboard.{ext}").read_text() == (

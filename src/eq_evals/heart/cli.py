@@ -16,19 +16,29 @@ TASKS = ("heart", "heart_strategies")
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from eq_evals import logcheck
     from eq_evals.heart.leaderboard import write
+    from eq_evals.judges.card import TASKS as CHECK_TASKS
+    from eq_evals.judges.card import cards_from_logs
+    from eq_evals.judges.section import judges_of_logs, render_judges
 
     selection = logcheck.gate(
         args.logs,
-        tasks=TASKS,
+        tasks=set(TASKS) | set(CHECK_TASKS),  # judge-check logs give the judges' cards (docs/judges.md)
         allow_partial=args.allow_partial,
         allow_mixed=args.allow_mixed_datasets,
         what="eq-evals heart leaderboard",
     )
-    kept = selection.kept
+    checks = [(log, info) for log, info in selection.kept if info.task in CHECK_TASKS]
+    kept = [(log, info) for log, info in selection.kept if info.task not in CHECK_TASKS]
     out = Path(args.out)
     if kept:
         md, result = write(kept, out, args.bootstrap, args.seed, partial=sorted(selection.partial_paths))
         print(md)
+        # the judges these numbers rest on: their judge cards, or "judge not checked"
+        print(
+            render_judges(
+                judges_of_logs(log for log, _ in kept), cards_from_logs((log, info.path) for log, info in checks)
+            )
+        )
     for warning in selection.warnings:
         print(f"eq-evals: {warning}", file=sys.stderr)
     if not kept:
