@@ -11,7 +11,9 @@ from support import need_embedded_model
 
 import eq_evals._registry  # noqa: F401
 
-pytestmark = pytest.mark.local_model
+# 231 s on one thread in a suite run (benchmarks/results/suite_time.json): with the slow tests. The card's honesty
+# about unreadable verdicts is also shown by the scripted judges (tests/judges/test_judge_check_e2e.py).
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 
 def test_a_small_local_judge_gets_an_honest_card(tmp_path) -> None:
