@@ -27,16 +27,19 @@ it is far above the set's own distribution of similarities (robust z-score) and 
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import re
-from collections import Counter
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from eq_evals.errors import DataError
 from eq_evals.resources import load_yaml
 
 LIMITS_FILE = "facet/validation_limits.yaml"
@@ -49,6 +52,68 @@ def limits(section: str) -> dict[str, Any]:
     if section not in data:
         raise ValueError(f"datasets/{LIMITS_FILE} has no section {section!r}")
     return data[section]
+
+
+# ---------------------------------------------------------------- findings
+
+
+@dataclass
+class Finding:
+    check: str
+    severity: str  # "error" | "warning"
+    file: str
+    row: str
+    item: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}, {self.row}" + (f" ({self.item})" if self.item else "")
+        return f"{self.severity}: [{self.check}] {where}: {self.message}"
+
+
+@dataclass
+class Report:
+    files: list[str]
+    findings: list[Finding] = field(default_factory=list)
+    figures: dict[str, dict[str, Any]] = field(default_factory=lambda: defaultdict(dict))
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    def add(self, check: str, severity: str, item: Any, message: str, file: str = "", row: str = "") -> None:
+        self.findings.append(
+            Finding(
+                check,
+                severity,
+                item.file if item else file,
+                item.row if item else row,
+                item.id if item else "",
+                message,
+            )
+        )
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"files": self.files, "figures": self.figures, "findings": [asdict(f) for f in self.findings]},
+            ensure_ascii=False,
+            indent=2,
+        )
+
+
+def collect_files(paths: Iterable[str | Path], what: str = "FACET") -> list[Path]:
+    """The files given, folders expanded to their *.jsonl and *.json files; a missing path is an error."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(p.glob("*.jsonl")) + sorted(p.glob("*.json"))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise DataError(str(p), "-", "no such file or folder")
+    if not files:
+        raise DataError(", ".join(map(str, paths)), "-", f"no {what} data files (*.jsonl, *.json) found")
+    return files
 
 
 # ---------------------------------------------------------------- text
@@ -617,3 +682,55 @@ def scenario_pairs(
             "most_similar": [f"{keys[idx[upper[0][o]]]} ~ {keys[idx[upper[1][o]]]} {values[o]:.3f}" for o in order[:5]],
         }
     return out
+
+
+def render_report(report: Report, title: str) -> str:
+    """Figures (one block per check) then one line per finding, then the error/warning count."""
+    lines = [f"{title} validation of {len(report.files)} file(s)"]
+    for check, fig in report.figures.items():
+        lines.append(f"\n{check}:")
+        for key, value in fig.items() if isinstance(fig, dict) else [("", fig)]:
+            if isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()):
+                lines.append(f"  {key}:")
+                lines += [f"    {k}: {v}" for k, v in value.items()]
+            else:
+                lines.append(f"  {key}: {value}" if key else f"  {value}")
+    if report.findings:
+        lines.append("")
+        lines += [str(f) for f in report.findings]
+    errors, warnings = len(report.errors), len(report.findings) - len(report.errors)
+    lines.append(f"\n{errors} error(s), {warnings} warning(s)")
+    return "\n".join(lines)
+
+
+def first_record(path: Path) -> Any:
+    """The first record of a JSONL or JSON file (None when there is none or it does not parse): what the
+    generic ``eq-evals validate`` looks at to hand a file to the right benchmark's validator."""
+    try:
+        if path.suffix == ".jsonl":
+            with path.open(encoding="utf-8") as f:
+                for line in f:
+                    if line.strip():
+                        return json.loads(line)
+            return None
+        if path.suffix == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                data = next(
+                    (data[k] for k in ("samples", "data", "items", "records") if isinstance(data.get(k), list)), None
+                )
+            return data[0] if isinstance(data, list) and data else None
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def run_validator_command(args: Any, title: str, run: Callable[..., Report]) -> int:
+    """``cmd_validate`` of a benchmark whose validator has no options: run, print, optional JSON, exit 1 on an
+    error finding."""
+    report = run(args.files)
+    print(render_report(report, title))
+    if getattr(args, "json", None):
+        Path(args.json).write_text(report.to_json(), encoding="utf-8")
+        print(f"written: {args.json}")
+    return 1 if report.errors else 0

@@ -36,16 +36,19 @@ import json
 import math
 import re
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Iterable
 
 from eq_evals.core.itemcheck import (
     Choice,
+    Finding,  # noqa: F401 - part of this module's interface
     Labelled,
+    Report,
     choice_detectors,
     choice_form_figures,
+    collect_files,
     folds_of,  # noqa: F401 - re-exported for the tests
     label_detectors,
     limits,
@@ -113,50 +116,6 @@ class Thresholds:
     def limits(self) -> dict[str, Any]:
         """The limits file's FACET section with this run's values."""
         return {**_L, **asdict(self)}
-
-
-@dataclass
-class Finding:
-    check: str
-    severity: str  # "error" | "warning"
-    file: str
-    row: str
-    item: str
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}, {self.row}" + (f" ({self.item})" if self.item else "")
-        return f"{self.severity}: [{self.check}] {where}: {self.message}"
-
-
-@dataclass
-class Report:
-    files: list[str]
-    findings: list[Finding] = field(default_factory=list)
-    figures: dict[str, dict[str, Any]] = field(default_factory=lambda: defaultdict(dict))
-
-    @property
-    def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
-
-    def add(self, check: str, severity: str, item: "Item | None", message: str, file: str = "", row: str = "") -> None:
-        self.findings.append(
-            Finding(
-                check,
-                severity,
-                item.file if item else file,
-                item.row if item else row,
-                item.id if item else "",
-                message,
-            )
-        )
-
-    def to_json(self) -> str:
-        return json.dumps(
-            {"files": self.files, "figures": self.figures, "findings": [asdict(f) for f in self.findings]},
-            ensure_ascii=False,
-            indent=2,
-        )
 
 
 @dataclass
@@ -273,20 +232,6 @@ def chi_square_p(observed: list[float], expected: list[float]) -> float:
 
 
 # ---------------------------------------------------------------- loading
-
-
-def collect_files(paths: Iterable[str | Path]) -> list[Path]:
-    files: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            files += sorted(p.glob("*.jsonl")) + sorted(p.glob("*.json"))
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise DataError(str(p), "-", "no such file or folder")
-    if not files:
-        raise DataError(", ".join(map(str, paths)), "-", "no FACET data files (*.jsonl, *.json) found")
-    return files
 
 
 def jsonl_rows(file: Path, report: Report) -> list[tuple[str, Any]]:
@@ -769,9 +714,43 @@ def run(
     return report
 
 
+def render_shortcuts(figures: dict[str, Any]) -> list[str]:
+    """The detectors as a table per dimension and language: mean, range, chance, majority, limit, PASS/FAIL."""
+    lines = []
+    for key, group in figures.items():
+        dimension, language = key.split(":")
+        if "skipped" in group:
+            lines.append(f"  {dimension} ({language}): skipped, {group['skipped']}")
+            continue
+        lines.append(
+            f"  {dimension} ({language}), {group['items']} items: chance {group['chance']:.1%}, "
+            f"majority {group['majority']:.1%}"
+        )
+        lines.append(f"    {'detector':<22}{'sees':<18}{'mean':>7}{'range':>13}{'limit':>8}  result")
+        for name, d in group["detectors"].items():
+            span = f"{d['accuracy_min']:.0%}-{d['accuracy_max']:.0%}"
+            limit = f"{d['limit']:.1%}"
+            lines.append(
+                f"    {name:<22}{d['sees']:<18}{d['accuracy']:>7.1%}{span:>13}{limit:>8}  {d['result']}"
+                + (f"  ({d['note']})" if d.get("note") else "")
+            )
+        for what, value in (group.get("form") or {}).items():
+            lines.append(f"    {what}: {value}")
+    return lines
+
+
 def render(report: Report) -> str:
     lines = [f"FACET validation of {len(report.files)} file(s)"]
     for check, fig in report.figures.items():
+        if check == "shortcuts":
+            any_group = next(iter(fig.values()), {})
+            repeats = next(iter(any_group.get("detectors", {}).values()), {}).get("repeats", "?")
+            lines.append(
+                f"\nshortcuts (accuracy: mean and range over {repeats} random cross-validation splits; a detector "
+                "fails above its limit, datasets/facet/validation_limits.yaml):"
+            )
+            lines += render_shortcuts(fig)
+            continue
         lines.append(f"\n{check}:")
         if isinstance(fig, dict):
             for key, value in fig.items():
