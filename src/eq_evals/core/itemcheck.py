@@ -581,12 +581,14 @@ STOPWORDS = set(
 
 
 def content_words(text: str) -> list[str]:
-    """Lower-cased English content words, crudely stemmed (plural, -ed, -ing), option numbers and format
-    labels dropped."""
+    """Lower-cased English content words, crudely stemmed (plural, -ed, -ing); option numbers, format labels and
+    personal names dropped (a word written capitalised inside a sentence: two stories about a "Hannah" are not
+    the same story, and a set that reuses names would otherwise look full of twins)."""
     text = re.sub(r"^\s*\d+[.)]\s*", " ", text, flags=re.MULTILINE)
+    names = {w.lower() for w in re.findall(r"(?<=[a-z,;:] )[A-Z][a-z]+", text)}
     out = []
     for w in re.findall(r"[a-z]+", text.lower()):
-        if w in STOPWORDS or len(w) < 3:
+        if w in STOPWORDS or len(w) < 3 or w in names:
             continue
         for suffix in ("ing", "ed", "es", "s"):
             if len(w) > len(suffix) + 3 and w.endswith(suffix):
@@ -640,97 +642,78 @@ def char_tfidf_similarity(texts: list[str]) -> np.ndarray:
     return x @ x.T
 
 
+def row_z(sims: np.ndarray) -> np.ndarray:
+    """Each similarity as a z-score within its row (how unusual j is among i's neighbours), the smaller of the
+    two directions: a pair stands out only if each is unusually close to the other. A set written in one genre
+    is similar everywhere; the z-score measures a pair against that background."""
+    t = sims.astype(float).copy()
+    np.fill_diagonal(t, np.nan)
+    z = (t - np.nanmean(t, axis=1, keepdims=True)) / (np.nanstd(t, axis=1, keepdims=True) + 1e-12)
+    return np.nan_to_num(np.minimum(z, z.T), nan=-np.inf)
+
+
 def scenario_pairs(
     keys: list[str], texts: list[str], languages: list[str], lim: dict, embedding: bool | None = None
 ) -> dict[str, Any]:
-    """Pairs of texts that tell the same story: English ones by sentence-embedding cosine (``[rag]`` extra; when
-    it is missing, or ``embedding=False``, by TF-IDF over content words, which misses paraphrases, and a warning
-    says so), Chinese ones (items with no English version) by TF-IDF over character bigrams. A pair is flagged
-    when its similarity reaches the method's limit (validation_limits.yaml). Returns the flagged pairs (key a,
-    key b, how), figures (method, pairs compared, flagged, the most similar pairs) and an optional warning."""
+    """Pairs of texts that tell the same story (English texts; Chinese ones only where an item has no English).
+
+    - A reworded copy (error): TF-IDF cosine over content words (names left out) or, for Chinese, over
+      character bigrams at or above ``same_scenario_tfidf`` / ``same_scenario_tfidf_zh``.
+    - A paraphrase (warning, to be read): with the sentence-embedding model (``[rag]`` extra), the pair's row
+      z-score (``row_z``) of the embedding cosine plus that of the TF-IDF cosine at or above
+      ``same_scenario_z`` (sets of at least ``same_scenario_min_texts``; smaller ones use the embedding cosine
+      against ``same_scenario_embedding``). Without the model (or ``embedding=False``) paraphrases are not
+      looked for, and a warning says so.
+
+    Returns the flagged pairs (key a, key b, severity, how), figures per language and an optional warning."""
     out: dict[str, Any] = {"pairs": [], "figures": {}, "warning": None}
     for language in ("en", "zh"):
         idx = [i for i, lang in enumerate(languages) if lang == language]
         if len(idx) < 2:
             continue
         sub = [texts[i] for i in idx]
-        if language == "en":
-            sims = embedding_similarity(sub) if embedding is not False else None
-            method, limit = "embedding", lim["same_scenario_embedding"]
-            if sims is None:
-                sims, method, limit = tfidf_similarity(sub), "tfidf", lim["same_scenario_tfidf"]
-                out["warning"] = (
-                    "same-scenario check without the embedding model (install the [rag] extra): TF-IDF over content "
-                    "words finds reworded copies but misses paraphrases"
-                )
-        else:
-            sims, method, limit = char_tfidf_similarity(sub), "tfidf_chars", lim["same_scenario_tfidf_zh"]
         upper = np.triu_indices(len(sub), 1)
-        values = sims[upper]
+        flagged: dict[tuple[int, int], tuple[str, str, float]] = {}
+        if language == "en":
+            lexical, copy_limit, method = tfidf_similarity(sub), lim["same_scenario_tfidf"], "tfidf"
+        else:
+            lexical, copy_limit, method = char_tfidf_similarity(sub), lim["same_scenario_tfidf_zh"], "tfidf_chars"
+        for a, b in zip(*upper):
+            if lexical[a, b] >= copy_limit:
+                flagged[(a, b)] = ("error", f"reworded copy: {method} cosine {lexical[a, b]:.2f} >= {copy_limit}", 0.0)
+        score = None
+        if language == "en":
+            dense = embedding_similarity(sub) if embedding is not False else None
+            if dense is None:
+                out["warning"] = (
+                    "same-scenario check without the embedding model (install the [rag] extra): only reworded "
+                    "copies are found, not paraphrases"
+                )
+            else:
+                method = "embedding"
+                rules = [(dense, lim["same_scenario_embedding"], "embedding cosine")]
+                if len(sub) >= lim["same_scenario_min_texts"]:
+                    # a paraphrase need not share a word: lexical overlap may add to the evidence, never subtract
+                    score = row_z(dense) + np.maximum(row_z(lexical), 0.0)
+                    rules.insert(0, (score, lim["same_scenario_z"], "embedding+tfidf z"))
+                    method = "embedding+tfidf z"
+                else:
+                    score = dense
+                for a, b in zip(*upper):
+                    if (a, b) in flagged:
+                        continue
+                    for values_, limit, name in rules:
+                        if values_[a, b] >= limit:
+                            flagged[(a, b)] = ("warning", f"same scenario? {name} {values_[a, b]:.2f} >= {limit}", 0.0)
+                            break
+        values = (score if score is not None else lexical)[upper]
         order = np.argsort(-values)
-        flagged = [
-            (keys[idx[upper[0][o]]], keys[idx[upper[1][o]]], float(values[o])) for o in order if values[o] >= limit
-        ]
-        out["pairs"] += [(a, b, f"{method} cosine {s:.2f} >= {limit}") for a, b, s in flagged]
+        out["pairs"] += [(keys[idx[a]], keys[idx[b]], sev, how) for (a, b), (sev, how, _) in sorted(flagged.items())]
         out["figures"][language] = {
             "method": method,
             "texts": len(sub),
             "pairs_compared": len(values),
-            "limit": limit,
             "flagged": len(flagged),
-            "median": round(float(np.median(values)), 3) if len(values) else None,
-            "most_similar": [f"{keys[idx[upper[0][o]]]} ~ {keys[idx[upper[1][o]]]} {values[o]:.3f}" for o in order[:5]],
+            "most_similar": [f"{keys[idx[upper[0][o]]]} ~ {keys[idx[upper[1][o]]]} {values[o]:.2f}" for o in order[:8]],
         }
     return out
-
-
-def render_report(report: Report, title: str) -> str:
-    """Figures (one block per check) then one line per finding, then the error/warning count."""
-    lines = [f"{title} validation of {len(report.files)} file(s)"]
-    for check, fig in report.figures.items():
-        lines.append(f"\n{check}:")
-        for key, value in fig.items() if isinstance(fig, dict) else [("", fig)]:
-            if isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()):
-                lines.append(f"  {key}:")
-                lines += [f"    {k}: {v}" for k, v in value.items()]
-            else:
-                lines.append(f"  {key}: {value}" if key else f"  {value}")
-    if report.findings:
-        lines.append("")
-        lines += [str(f) for f in report.findings]
-    errors, warnings = len(report.errors), len(report.findings) - len(report.errors)
-    lines.append(f"\n{errors} error(s), {warnings} warning(s)")
-    return "\n".join(lines)
-
-
-def first_record(path: Path) -> Any:
-    """The first record of a JSONL or JSON file (None when there is none or it does not parse): what the
-    generic ``eq-evals validate`` looks at to hand a file to the right benchmark's validator."""
-    try:
-        if path.suffix == ".jsonl":
-            with path.open(encoding="utf-8") as f:
-                for line in f:
-                    if line.strip():
-                        return json.loads(line)
-            return None
-        if path.suffix == ".json":
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if isinstance(data, dict):
-                data = next(
-                    (data[k] for k in ("samples", "data", "items", "records") if isinstance(data.get(k), list)), None
-                )
-            return data[0] if isinstance(data, list) and data else None
-    except (OSError, ValueError):
-        return None
-    return None
-
-
-def run_validator_command(args: Any, title: str, run: Callable[..., Report]) -> int:
-    """``cmd_validate`` of a benchmark whose validator has no options: run, print, optional JSON, exit 1 on an
-    error finding."""
-    report = run(args.files)
-    print(render_report(report, title))
-    if getattr(args, "json", None):
-        Path(args.json).write_text(report.to_json(), encoding="utf-8")
-        print(f"written: {args.json}")
-    return 1 if report.errors else 0

@@ -22,7 +22,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         position_alpha=args.position_alpha,
         proportion_tolerance=args.proportion_tolerance,
         near_duplicate=args.near_duplicate,
-        same_scenario_embedding=args.same_scenario,
+        same_scenario_z=args.same_scenario,
         template_share=args.template_share,
         overlap=args.overlap,
         length_ratio=tuple(args.length_ratio),
@@ -101,9 +101,9 @@ def add_validate_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup)
     p.add_argument(
         "--same-scenario",
         type=float,
-        default=d.same_scenario_embedding,
-        help="sentence-embedding cosine that marks two items as the same scenario (default "
-        f"{d.same_scenario_embedding}; the TF-IDF fallbacks' limits are in validation_limits.yaml)",
+        default=d.same_scenario_z,
+        help="summed row z-scores of embedding and TF-IDF cosine that mark two items as a possible same scenario "
+        f"(default {d.same_scenario_z}; the other same-scenario limits are in validation_limits.yaml)",
     )
     p.add_argument(
         "--template-share",

@@ -19,8 +19,9 @@ and figures that the dataset card quotes. The checks:
   per-option form model) and learned rules on the gold's length rank, position and form (justifications,
   hedges, the longest or most specific option). Crisis levels: naive Bayes on words and on character n-grams
   (limit: majority + ``margin``) and a rule on the vignette's length. (``text_classifier`` is the old name.)
-- ``same_scenario``: items of any dimension and file that tell the same story in other words (TF-IDF over
-  content words and, with the ``[rag]`` extra, sentence embeddings; English side, mapped to item ids).
+- ``same_scenario``: items of any dimension and file that tell the same story: reworded copies (TF-IDF over
+  content words, an error) and, with the ``[rag]`` extra, paraphrases (sentence embeddings and TF-IDF as
+  z-scores against the set's own background, a warning to read); English side, mapped to item ids.
 - ``positions``: the gold's position (Social Adequacy option number, crisis level) against a uniform
   spread (chi-square test).
 - ``near_duplicates``: pairs of items of one language whose shingle sets overlap (Jaccard) above a threshold;
@@ -50,6 +51,7 @@ from eq_evals.core.itemcheck import (
     choice_form_figures,
     collect_files,
     folds_of,  # noqa: F401 - re-exported for the tests
+    form_flags,
     label_detectors,
     limits,
     ngrams,
@@ -104,6 +106,8 @@ class Thresholds:
     position_alpha: float = _L["position_alpha"]
     proportion_tolerance: float = _L["proportion_tolerance"]
     near_duplicate: float = _L["near_duplicate"]
+    same_scenario_z: float = _L["same_scenario_z"]
+    same_scenario_min_texts: int = _L["same_scenario_min_texts"]
     same_scenario_embedding: float = _L["same_scenario_embedding"]
     same_scenario_tfidf: float = _L["same_scenario_tfidf"]
     same_scenario_tfidf_zh: float = _L["same_scenario_tfidf_zh"]
@@ -427,6 +431,18 @@ def check_shortcuts(items: list[Item], report: Report, t: Thresholds) -> None:
             choices = [Choice(split_options(i.text)[1], int(i.record["answer"]) - 1, language) for i in group]
             detectors = choice_detectors(choices, t.folds, t.repeats, lim)
             extra = {"form": choice_form_figures(choices, lim)}
+            for item, choice in zip(group, choices):  # issue 23: an option should not argue for itself
+                carrying = [
+                    m + 1 for m, o in enumerate(choice.options) if form_flags(o, language, lim)["justification"]
+                ]
+                if carrying:
+                    report.add(
+                        "shortcuts",
+                        "warning",
+                        item,
+                        f"option(s) {carrying} carry their own justification (a word of justification_words in "
+                        "validation_limits.yaml); a distractor that argues for itself tells the reader it is one",
+                    )
         else:
             labelled = [Labelled(i.text, label_text(i), language) for i in group]
             classes = len({x.label for x in labelled})
@@ -541,8 +557,8 @@ def check_same_scenario(items: list[Item], report: Report, t: Thresholds) -> Non
     keys = sorted(texts)
     found = scenario_pairs(keys, [texts[k][0] for k in keys], [texts[k][1].language for k in keys], t.limits())
     report.figures["same_scenario"] = found["figures"]
-    for a, b, how in found["pairs"]:
-        report.add("same_scenario", "error", texts[b][1], f"tells the same story as {a} ({how})")
+    for a, b, severity, how in found["pairs"]:
+        report.add("same_scenario", severity, texts[b][1], f"tells the same story as {a} ({how})")
     if found.get("warning"):
         report.add("same_scenario", "warning", None, found["warning"], ", ".join(sorted({i.file for i in items})), "-")
 

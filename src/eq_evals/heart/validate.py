@@ -247,8 +247,8 @@ def check_same_scenario(rows: list[Row], report: Report, facet_lim: dict) -> Non
 
     found = scenario_pairs(keys, [story(texts[k]) for k in keys], [texts[k].language for k in keys], facet_lim)
     report.figures["same_scenario"] = found["figures"]
-    for a, b, how in found["pairs"]:
-        report.add("same_scenario", "error", texts[b], f"tells the same story as {a} ({how})")
+    for a, b, severity, how in found["pairs"]:
+        report.add("same_scenario", severity, texts[b], f"tells the same story as {a} ({how})")
     if found.get("warning"):
         report.add("same_scenario", "warning", None, found["warning"], ", ".join(sorted({r.file for r in rows})), "-")
 

@@ -121,8 +121,8 @@ def check_same_scenario(queries: list[Query], report: Report) -> None:
         keys, [texts[k].record["query"] for k in keys], [texts[k].language for k in keys], limits("facet")
     )
     report.figures["same_scenario"] = found["figures"]
-    for a, b, how in found["pairs"]:
-        report.add("same_scenario", "error", texts[b], f"tells the same story as {a} ({how})")
+    for a, b, severity, how in found["pairs"]:
+        report.add("same_scenario", severity, texts[b], f"tells the same story as {a} ({how})")
     if found.get("warning"):
         report.add(
             "same_scenario", "warning", None, found["warning"], ", ".join(sorted({q.file for q in queries})), "-"
