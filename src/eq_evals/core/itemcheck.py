@@ -717,3 +717,55 @@ def scenario_pairs(
             "most_similar": [f"{keys[idx[upper[0][o]]]} ~ {keys[idx[upper[1][o]]]} {values[o]:.2f}" for o in order[:8]],
         }
     return out
+
+
+def render_report(report: Report, title: str) -> str:
+    """Figures (one block per check) then one line per finding, then the error/warning count."""
+    lines = [f"{title} validation of {len(report.files)} file(s)"]
+    for check, fig in report.figures.items():
+        lines.append(f"\n{check}:")
+        for key, value in fig.items() if isinstance(fig, dict) else [("", fig)]:
+            if isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()):
+                lines.append(f"  {key}:")
+                lines += [f"    {k}: {v}" for k, v in value.items()]
+            else:
+                lines.append(f"  {key}: {value}" if key else f"  {value}")
+    if report.findings:
+        lines.append("")
+        lines += [str(f) for f in report.findings]
+    errors, warnings = len(report.errors), len(report.findings) - len(report.errors)
+    lines.append(f"\n{errors} error(s), {warnings} warning(s)")
+    return "\n".join(lines)
+
+
+def first_record(path: Path) -> Any:
+    """The first record of a JSONL or JSON file (None when there is none or it does not parse): what the
+    generic ``eq-evals validate`` looks at to hand a file to the right benchmark's validator."""
+    try:
+        if path.suffix == ".jsonl":
+            with path.open(encoding="utf-8") as f:
+                for line in f:
+                    if line.strip():
+                        return json.loads(line)
+            return None
+        if path.suffix == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                data = next(
+                    (data[k] for k in ("samples", "data", "items", "records") if isinstance(data.get(k), list)), None
+                )
+            return data[0] if isinstance(data, list) and data else None
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def run_validator_command(args: Any, title: str, run: Callable[..., Report]) -> int:
+    """``cmd_validate`` of a benchmark whose validator has no options: run, print, optional JSON, exit 1 on an
+    error finding."""
+    report = run(args.files)
+    print(render_report(report, title))
+    if getattr(args, "json", None):
+        Path(args.json).write_text(report.to_json(), encoding="utf-8")
+        print(f"written: {args.json}")
+    return 1 if report.errors else 0
