@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -225,13 +223,12 @@ def test_a_paraphrased_scenario_is_found_by_the_embedding_model() -> None:
     assert not lexical["pairs"]
 
 
-def test_cli_prints_the_detector_table_for_one_file(tmp_path: Path) -> None:
+def test_cli_prints_the_detector_table_for_one_file(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from eq_evals.cli import main
+
     file = write(tmp_path / "social.jsonl", social(30, "en", random.Random(1), "longest"))
-    cmd = [sys.executable, "-m", "eq_evals.cli", "validate", "facet", str(file), "--repeats", "2"]
-    cmd += ["--skip", "same_scenario"]
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 1, result.stderr
-    out = result.stdout
+    assert main(["validate", "facet", str(file), "--repeats", "2", "--skip", "same_scenario"]) == 1
+    out = capsys.readouterr().out
     assert "social_adequacy (en), 30 items: chance 20.0%, majority 20.0%" in out
     header = next(line for line in out.splitlines() if line.strip().startswith("detector "))
     assert header.split() == ["detector", "sees", "mean", "range", "limit", "result"]
