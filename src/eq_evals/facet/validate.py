@@ -64,6 +64,7 @@ from eq_evals.facet.answers import count_options, gold_slots, normalize_label, p
 from eq_evals.facet.data import EMOTION_DIMENSIONS, OPTION_LABEL, read_records
 from eq_evals.facet.data import validate as validate_record
 from eq_evals.facet.taxonomy import taxonomy
+from eq_evals.longemotion.retrieval import english_embeddings
 from eq_evals.resources import load_yaml
 
 # FACET paper §4.2, Fig. 6b: multi-select items among 60
@@ -555,7 +556,9 @@ def check_same_scenario(items: list[Item], report: Report, t: Thresholds) -> Non
         key = str(item.record.get("item_id") or re.sub(r"-(en|zh)$", "", item.id))
         texts.setdefault(key, (scenario_text(item.record, item.text), item))
     keys = sorted(texts)
-    found = scenario_pairs(keys, [texts[k][0] for k in keys], [texts[k][1].language for k in keys], t.limits())
+    found = scenario_pairs(
+        keys, [texts[k][0] for k in keys], [texts[k][1].language for k in keys], t.limits(), embed=english_embeddings
+    )
     report.figures["same_scenario"] = found["figures"]
     for a, b, severity, how in found["pairs"]:
         report.add("same_scenario", severity, texts[b][1], f"tells the same story as {a} ({how})")

@@ -34,6 +34,7 @@ from eq_evals.core.itemcheck import (
 )
 from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError
+from eq_evals.longemotion.retrieval import english_embeddings
 
 CHECKS = ("schema", "reference_style", "alignment", "same_scenario")
 # the seeker calls the supporter a machine (the release's adversarial histories do so in 2 of 20)
@@ -245,7 +246,9 @@ def check_same_scenario(rows: list[Row], report: Report, facet_lim: dict) -> Non
         seeker = [t for t, who in zip(r.record["dialogue_history"], r.record["speakers"]) if who == "seeker"]
         return " ".join([r.record.get("situation") or "", *seeker])
 
-    found = scenario_pairs(keys, [story(texts[k]) for k in keys], [texts[k].language for k in keys], facet_lim)
+    found = scenario_pairs(
+        keys, [story(texts[k]) for k in keys], [texts[k].language for k in keys], facet_lim, embed=english_embeddings
+    )
     report.figures["same_scenario"] = found["figures"]
     for a, b, severity, how in found["pairs"]:
         report.add("same_scenario", severity, texts[b], f"tells the same story as {a} ({how})")

@@ -20,6 +20,7 @@ from typing import Iterable
 
 from eq_evals.core.itemcheck import Report, collect_files, limits, scenario_pairs, tokens
 from eq_evals.errors import DataError, EqEvalsError
+from eq_evals.longemotion.retrieval import english_embeddings
 
 CHECKS = ("schema", "alignment", "same_scenario")
 
@@ -118,7 +119,11 @@ def check_same_scenario(queries: list[Query], report: Report) -> None:
         texts.setdefault(q.key, q)
     keys = sorted(texts)
     found = scenario_pairs(
-        keys, [texts[k].record["query"] for k in keys], [texts[k].language for k in keys], limits("facet")
+        keys,
+        [texts[k].record["query"] for k in keys],
+        [texts[k].language for k in keys],
+        limits("facet"),
+        embed=english_embeddings,
     )
     report.figures["same_scenario"] = found["figures"]
     for a, b, severity, how in found["pairs"]:
