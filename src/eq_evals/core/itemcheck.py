@@ -731,12 +731,17 @@ def render_report(report: Report, title: str) -> str:
                 lines += [f"    {k}: {v}" for k, v in value.items()]
             else:
                 lines.append(f"  {key}: {value}" if key else f"  {value}")
-    if report.findings:
-        lines.append("")
-        lines += [str(f) for f in report.findings]
-    errors, warnings = len(report.errors), len(report.findings) - len(report.errors)
-    lines.append(f"\n{errors} error(s), {warnings} warning(s)")
+    lines += render_findings(report)
     return "\n".join(lines)
+
+
+def render_findings(report: Report) -> list[str]:
+    """Errors first, then warnings, one line each, then the count."""
+    lines = [""] if report.findings else []
+    lines += [str(f) for f in report.findings if f.severity == "error"]
+    lines += [str(f) for f in report.findings if f.severity != "error"]
+    errors, warnings = len(report.errors), len(report.findings) - len(report.errors)
+    return lines + [f"\n{errors} error(s), {warnings} warning(s)"]
 
 
 def first_record(path: Path) -> Any:

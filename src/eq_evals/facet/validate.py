@@ -55,6 +55,7 @@ from eq_evals.core.itemcheck import (
     label_detectors,
     limits,
     ngrams,
+    render_findings,
     tokens,
 )
 from eq_evals.core.itemcheck import word_features as features
@@ -776,9 +777,5 @@ def render(report: Report) -> str:
                 lines.append(f"  {key}: {value}")
         else:
             lines.append(f"  {fig}")
-    if report.findings:
-        lines.append("")
-        lines += [str(f) for f in report.findings]
-    errors, warnings = len(report.errors), len(report.findings) - len(report.errors)
-    lines.append(f"\n{errors} error(s), {warnings} warning(s)")
+    lines += render_findings(report)
     return "\n".join(lines)
