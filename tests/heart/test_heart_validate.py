@@ -86,7 +86,8 @@ def test_bot_insults_and_alignment_are_caught(tmp_path: Path) -> None:
         history[-1] = "You're just a bot reading a script."
         insulting.append(dict(r, dialogue_history=history))
     zh = [r for r in rows("zh") if r["subset"] == "adversarial"][1:]  # one partner missing
-    report = run([write(tmp_path / "a_en.jsonl", insulting), write(tmp_path / "a_zh.jsonl", zh)])
+    files = [write(tmp_path / "a_en.jsonl", insulting), write(tmp_path / "a_zh.jsonl", zh)]
+    report = run(files, checks=["schema", "reference_style", "alignment"])
     messages = [f.message for f in report.errors]
     assert any("calls the supporter a bot" in m for m in messages)
     assert any("has no zh version" in m for m in messages)
@@ -95,7 +96,7 @@ def test_bot_insults_and_alignment_are_caught(tmp_path: Path) -> None:
 def test_generic_validate_routes_heart_and_pace_files(tmp_path: Path, capsys) -> None:
     from eq_evals.cli import main
 
-    heart = write(tmp_path / "h.jsonl", rows("en")[:3])
+    heart = write(tmp_path / "h.jsonl", rows("en")[:1])  # one history: no embedding model to load
     pace = tmp_path / "p.jsonl"
     pace.write_text((REPO / "datasets" / "pace" / "items_en.jsonl").read_text(encoding="utf-8").splitlines()[0] + "\n")
     main(["validate", str(heart), str(pace)])

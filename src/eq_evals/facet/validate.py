@@ -52,6 +52,7 @@ from eq_evals.core.itemcheck import (
     collect_files,
     folds_of,  # noqa: F401 - re-exported for the tests
     form_flags,
+    has_phrase,
     label_detectors,
     limits,
     ngrams,
@@ -438,12 +439,21 @@ def check_shortcuts(items: list[Item], report: Report, t: Thresholds) -> None:
                     m + 1 for m, o in enumerate(choice.options) if form_flags(o, language, lim)["justification"]
                 ]
                 if carrying:
+                    words = sorted(
+                        {
+                            w
+                            for m in carrying
+                            for w in lim["justification_words"][language]
+                            if has_phrase(choice.options[m - 1], w, language)
+                        }
+                    )
                     report.add(
                         "shortcuts",
                         "warning",
                         item,
-                        f"option(s) {carrying} carry their own justification (a word of justification_words in "
-                        "validation_limits.yaml); a distractor that argues for itself tells the reader it is one",
+                        f"option(s) {carrying} carry their own justification ({', '.join(map(repr, words))}: "
+                        "justification_words in validation_limits.yaml); an option that argues for itself tells the "
+                        "reader which kind it is",
                     )
         else:
             labelled = [Labelled(i.text, label_text(i), language) for i in group]
