@@ -106,10 +106,12 @@ def main() -> None:
     parser.add_argument("--log-dir", help="keep the Inspect logs here (default: a temporary folder)")
     args = parser.parse_args()
     before = machine()
-    report = validate([resource("datasets", "facet")], checks=["text_classifier"])
-    text_only = {
+    report = validate([resource("datasets", "facet")], checks=["shortcuts"])
+    text_only = {  # the bag-of-words detector (Social Adequacy: on the options alone)
         key: {k: fig[k] for k in ("accuracy", "accuracy_min", "accuracy_max", "majority", "repeats")}
-        for key, fig in report.figures["text_classifier"].items()
+        for key, group in report.figures["shortcuts"].items()
+        for name, fig in group.get("detectors", {}).items()
+        if name in ("bow", "options_bow")
     }
     with tempfile.TemporaryDirectory() as tmp:
         log_dir = args.log_dir or tmp

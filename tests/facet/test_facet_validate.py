@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from support import REPO, shared_file
 
 from eq_evals.facet.validate import CHECKS, Thresholds, chi_square_p, folds_of, hypergeom_tail, run
@@ -96,15 +97,15 @@ def test_a_phrase_that_gives_the_level_away_is_caught(tmp_path: Path) -> None:
         and "labelled 1" in flagged
         and "crisis.jsonl" in by_check(report, "predictive_ngrams")[0].file
     )
-    fig = report.figures["text_classifier"]["crisis_recognition:en"]
-    assert fig["accuracy"] >= 0.9 and fig["majority"] == 0.2
-    assert by_check(report, "text_classifier")
+    fig = report.figures["shortcuts"]["crisis_recognition:en"]["detectors"]["bow"]
+    assert fig["accuracy"] >= 0.9 and fig["majority"] == 0.2 and fig["result"] == "FAIL"
+    assert any("detector bow" in f.message for f in by_check(report, "shortcuts"))
 
 
 def test_the_same_set_without_the_phrase_passes(tmp_path: Path) -> None:
     report = run([crisis_set(tmp_path, giveaway=False)], checks=["predictive_ngrams", "text_classifier", "positions"])
     assert not report.errors, [str(f) for f in report.errors]
-    assert report.figures["text_classifier"]["crisis_recognition:en"]["accuracy"] <= 0.4
+    assert report.figures["shortcuts"]["crisis_recognition:en"]["detectors"]["bow"]["accuracy"] <= 0.4
     assert report.figures["positions"]["crisis_recognition:en"]["p"] == 1.0
 
 
@@ -126,8 +127,8 @@ def test_the_classifier_figure_is_a_mean_over_random_splits(tmp_path: Path) -> N
     fig = run([file], checks=["text_classifier"])
     one = run([file], checks=["text_classifier"], thresholds=Thresholds(repeats=1))
     fig, one = (
-        fig.figures["text_classifier"]["crisis_recognition:en"],
-        one.figures["text_classifier"]["crisis_recognition:en"],
+        fig.figures["shortcuts"]["crisis_recognition:en"]["detectors"]["bow"],
+        one.figures["shortcuts"]["crisis_recognition:en"]["detectors"]["bow"],
     )
     assert fig["repeats"] == 30 and one["repeats"] == 1
     assert fig["accuracy_min"] <= fig["accuracy"] <= fig["accuracy_max"] and fig["accuracy_min"] < fig["accuracy_max"]
@@ -282,26 +283,65 @@ def test_no_fixed_phrase_of_the_old_crisis_set_maps_onto_one_level() -> None:
     assert not levels[r"\bnot tried\b"] and not levels[r"\bno attempt\b"]
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
-def test_bundled_crisis_set_has_no_lexical_shortcut(language: str) -> None:
-    """Issue 11: no n-gram predicts a crisis level and a text-only naive Bayes stays within the margin of the
-    majority class, at the default thresholds (the level turns on how the CASE cues combine, not on wording)."""
-    report = run([DATA / "crisis.jsonl"], checks=["predictive_ngrams", "text_classifier"])
-    mine = [f for f in report.errors if f"({language})" in f.message]
-    assert not mine, "\n".join(map(str, mine))
-    fig = report.figures["text_classifier"][f"crisis_recognition:{language}"]
-    assert fig["items"] == 60 and fig["accuracy"] <= fig["majority"] + Thresholds().margin
-    assert report.figures["predictive_ngrams"][f"crisis_recognition:{language}"]["flagged"] == 0
+def task_version(name: str) -> int:
+    return int(yaml.safe_load((REPO / "tasks" / "facet" / f"facet_{name}.yaml").read_text(encoding="utf-8"))["version"])
 
 
-def test_bundled_social_set_passes_every_check() -> None:
-    """Social Adequacy (issue 11): no n-gram picks the gold option, and a text-only option classifier stays
-    within the margin of chance and of the most common position."""
-    report = run([DATA / "social.jsonl"], authors=shared_file("facet", "samples_dataset.json"))
-    assert not report.errors, "\n".join(map(str, report.errors))
-    fig = report.figures["text_classifier"]["social_adequacy:en"]
-    assert fig["accuracy"] <= max(fig["chance"], fig["majority"]) + Thresholds().margin
-    assert fig["longest_option"] <= fig["chance"] + 0.05
+# Issue 23: detectors added after version 3 was written find what it was not revised against. Until the items
+# are revised (task version 4), the bundled sets must fail exactly these and nothing else; from version 4 on,
+# nothing. Figures: benchmarks/results/facet_validation_v3.md.
+KNOWN_V3 = {
+    "crisis": {("zh", "char_ngrams")},
+    "social": {
+        ("en", "options_char_ngrams"),
+        ("en", "options_model"),
+        ("en", "length_rank"),
+        ("en", "form_rule"),
+        ("zh", "options_char_ngrams"),
+        ("zh", "options_model"),
+        ("zh", "length_rank"),
+    },
+}
+
+
+def failing_detectors(report) -> set[tuple[str, str]]:
+    return {
+        (key.split(":")[1], name)
+        for key, group in report.figures["shortcuts"].items()
+        for name, d in group.get("detectors", {}).items()
+        if d["result"] == "FAIL"
+    }
+
+
+def test_bundled_crisis_set_has_no_lexical_shortcut() -> None:
+    """Issue 11: no n-gram predicts a crisis level and the detectors that read the vignette stay within the margin
+    of the majority class (the level turns on how the CASE cues combine, not on wording); issue 23: character
+    n-grams read Chinese version-3 vignettes too well, which the version-4 rewrite must fix."""
+    report = run([DATA / "crisis.jsonl"], checks=["predictive_ngrams", "shortcuts"])
+    expected = KNOWN_V3["crisis"] if task_version("crisis") <= 3 else set()
+    assert failing_detectors(report) == expected, "\n".join(map(str, report.errors))
+    assert len(report.errors) == len(expected)
+    for language in ("en", "zh"):
+        group = report.figures["shortcuts"][f"crisis_recognition:{language}"]
+        assert group["items"] == 60 and group["detectors"]["bow"]["limit"] == group["majority"] + Thresholds().margin
+        assert report.figures["predictive_ngrams"][f"crisis_recognition:{language}"]["flagged"] == 0
+
+
+def test_bundled_social_set_passes_every_other_check() -> None:
+    """Social Adequacy: no n-gram picks the gold option and every check but the shortcut detectors passes. Issue
+    23: options-only models and the gold's length rank find the version-3 gold far above chance (the cue the
+    naive Bayes that version 3 was revised against does not see); from version 4 on, every detector must pass."""
+    report = run(
+        [DATA / "social.jsonl"],
+        authors=shared_file("facet", "samples_dataset.json"),
+        checks=[c for c in CHECKS if c != "same_scenario"],
+    )
+    expected = KNOWN_V3["social"] if task_version("social") <= 3 else set()
+    assert failing_detectors(report) == expected
+    others = [f for f in report.errors if f.check != "shortcuts"]
+    assert not others, "\n".join(map(str, others))
+    group = report.figures["shortcuts"]["social_adequacy:en"]
+    assert group["chance"] == 0.183 and group["detectors"]["options_bow"]["limit"] == 0.3
 
 
 def test_a_one_character_full_width_stage_direction_is_found(tmp_path: Path) -> None:

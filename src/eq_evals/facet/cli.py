@@ -10,23 +10,26 @@ from eq_evals.commands import add_group, add_parser
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from eq_evals.facet.validate import CHECKS, Thresholds, render, run
+    from eq_evals.facet.validate import ALIASES, CHECKS, Thresholds, render, run
 
     thresholds = Thresholds(
         margin=args.margin,
         folds=args.folds,
         repeats=args.repeats,
+        shortcut_alpha=args.shortcut_alpha,
         alpha=args.alpha,
         min_support=args.min_support,
         position_alpha=args.position_alpha,
         proportion_tolerance=args.proportion_tolerance,
         near_duplicate=args.near_duplicate,
+        same_scenario_z=args.same_scenario,
         template_share=args.template_share,
         overlap=args.overlap,
         length_ratio=tuple(args.length_ratio),
         min_items=args.min_items,
     )
-    checks = [c for c in CHECKS if c not in set(args.skip or [])]
+    skip = {ALIASES.get(c, c) for c in args.skip or []}
+    checks = [c for c in CHECKS if c not in skip]
     report = run(args.files, authors=args.authors, thresholds=thresholds, checks=checks)
     print(render(report))
     if args.json:
@@ -37,23 +40,33 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def add_validate_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """FACET's validator options (the files and --json are the caller's)."""
-    from eq_evals.facet.validate import CHECKS, Thresholds
+    from eq_evals.facet.validate import ALIASES, CHECKS, Thresholds
 
     d = Thresholds()
     p.add_argument("--authors", help="the authors' samples_dataset.json, for the overlap check")
-    p.add_argument("--skip", nargs="*", choices=CHECKS, help="checks to leave out")
+    p.add_argument(
+        "--skip", nargs="*", choices=[*CHECKS, *ALIASES], help="checks to leave out (text_classifier = shortcuts)"
+    )
     p.add_argument(
         "--margin",
         type=float,
         default=d.margin,
-        help=f"text-only classifier: largest accepted gain over the majority class (default {d.margin})",
+        help=f"detectors that read the whole item (crisis level): largest accepted gain over the majority class "
+        f"(default {d.margin})",
+    )
+    p.add_argument(
+        "--shortcut-alpha",
+        type=float,
+        default=d.shortcut_alpha,
+        help="detectors that never see the scenario (options, length, position, form): one-sided binomial level "
+        f"of the limit around chance (default {d.shortcut_alpha})",
     )
     p.add_argument("--folds", type=int, default=d.folds, help=f"cross-validation folds (default {d.folds})")
     p.add_argument(
         "--repeats",
         type=int,
         default=d.repeats,
-        help=f"random stratified splits the classifier's accuracy is averaged over (default {d.repeats})",
+        help=f"random stratified splits each detector's accuracy is averaged over (default {d.repeats})",
     )
     p.add_argument(
         "--alpha",
@@ -84,6 +97,13 @@ def add_validate_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup)
         type=float,
         default=d.near_duplicate,
         help=f"Jaccard of shingle sets that marks a near-duplicate pair (default {d.near_duplicate})",
+    )
+    p.add_argument(
+        "--same-scenario",
+        type=float,
+        default=d.same_scenario_z,
+        help="summed row z-scores of embedding and TF-IDF cosine that mark two items as a possible same scenario "
+        f"(default {d.same_scenario_z}; the other same-scenario limits are in validation_limits.yaml)",
     )
     p.add_argument(
         "--template-share",
@@ -128,12 +148,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         facet_sub,
         "validate",
         help="check FACET item files (the project's JSONL, datasets/facet/README.md, or the authors' "
-        "JSON): schema, answer leakage, predictive n-grams, text-only baseline, positions, "
-        "duplicates, templates, overlap with the authors' samples, EN/ZH alignment",
+        "JSON): schema, answer leakage, predictive n-grams, shortcut detectors (options-only models, length "
+        "rank, position, form), positions, duplicates, same scenario, templates, overlap with the authors' "
+        "samples, EN/ZH alignment; limits in datasets/facet/validation_limits.yaml",
         examples=[
             "eq-evals facet validate my_items.jsonl",
             "eq-evals facet validate datasets/facet --authors samples_dataset.json --json report.json",
-            "eq-evals facet validate my_items.jsonl --skip text_classifier predictive_ngrams",
+            "eq-evals facet validate my_items.jsonl --skip shortcuts predictive_ngrams",
         ],
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="FACET files or folders of them")

@@ -13,9 +13,15 @@ and figures that the dataset card quotes. The checks:
 - ``proportions``: single/multi-select shares against the paper's (FACET paper §4.2.1-4.2.2 and Fig. 6b: 41/19, 40/20, 47/13 of 60).
 - ``predictive_ngrams``: an n-gram whose occurrence predicts the label across the set: a one-sided
   hypergeometric test per (n-gram, label), Bonferroni-corrected over every test made.
-- ``text_classifier``: a cross-validated multinomial naive Bayes on word (EN) or character (ZH) 1-2-grams,
-  whose accuracy must not beat the majority class by more than ``margin``. For Social Adequacy it scores each
-  option as gold or not and picks the best one per item; "the longest option" is reported beside it.
+- ``shortcuts``: several families of detectors (``eq_evals.core.itemcheck``), each cross-validated and reported
+  as a mean and range over repeated random splits against chance and majority, with a pass/fail against its
+  limit. Social Adequacy: models that see only the options (naive Bayes on words / character n-grams, a
+  per-option form model) and learned rules on the gold's length rank, position and form (justifications,
+  hedges, the longest or most specific option). Crisis levels: naive Bayes on words and on character n-grams
+  (limit: majority + ``margin``) and a rule on the vignette's length. (``text_classifier`` is the old name.)
+- ``same_scenario``: items of any dimension and file that tell the same story: reworded copies (TF-IDF over
+  content words, an error) and, with the ``[rag]`` extra, paraphrases (sentence embeddings and TF-IDF as
+  z-scores against the set's own background, a warning to read); English side, mapped to item ids.
 - ``positions``: the gold's position (Social Adequacy option number, crisis level) against a uniform
   spread (chi-square test).
 - ``near_duplicates``: pairs of items of one language whose shingle sets overlap (Jaccard) above a threshold;
@@ -29,22 +35,38 @@ from __future__ import annotations
 
 import json
 import math
-import random
 import re
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Iterable
 
-import numpy as np
-
+from eq_evals.core.itemcheck import (
+    Choice,
+    Finding,  # noqa: F401 - part of this module's interface
+    Labelled,
+    Report,
+    choice_detectors,
+    choice_form_figures,
+    collect_files,
+    folds_of,  # noqa: F401 - re-exported for the tests
+    form_flags,
+    has_phrase,
+    label_detectors,
+    limits,
+    ngrams,
+    render_findings,
+    tokens,
+)
+from eq_evals.core.itemcheck import word_features as features
 from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError
 from eq_evals.facet.answers import count_options, gold_slots, normalize_label, parse_level
 from eq_evals.facet.data import EMOTION_DIMENSIONS, OPTION_LABEL, read_records
 from eq_evals.facet.data import validate as validate_record
 from eq_evals.facet.taxonomy import taxonomy
+from eq_evals.longemotion.retrieval import english_embeddings
 from eq_evals.resources import load_yaml
 
 # FACET paper §4.2, Fig. 6b: multi-select items among 60
@@ -55,9 +77,10 @@ CHECKS = (
     "stage_directions",
     "proportions",
     "predictive_ngrams",
-    "text_classifier",
+    "shortcuts",
     "positions",
     "near_duplicates",
+    "same_scenario",
     "templates",
     "authors_overlap",
     "alignment",
@@ -68,67 +91,38 @@ OPTION_LINE = re.compile(r"^\s*(\d{1,2})[.、．)]\s*(.+)$", re.MULTILINE)
 STAGE = re.compile(r"\([^)]{2,}\)|（[^）]+）|\*[^*\n]{2,}\*|\[[^\]\n]{2,}\]|【[^】\n]+】")
 
 
+ALIASES = {"text_classifier": "shortcuts"}  # the check's name before issue 23
+_L = limits("facet")
+
+
 @dataclass(frozen=True)
 class Thresholds:
-    """Limits of the checks; the defaults are documented in datasets/facet/README.md."""
+    """Limits of the checks. The defaults are datasets/facet/validation_limits.yaml, where each has its reason;
+    the command line can override them for a run."""
 
-    margin: float = 0.20  # text classifier: accuracy may exceed the majority class by at most this
-    folds: int = 5  # cross-validation folds for the classifier
-    repeats: int = 30  # random stratified fold assignments the classifier's accuracy is averaged over
-    alpha: float = 0.05  # family-wise level for predictive n-grams (Bonferroni)
-    min_support: int = 3  # n-grams in fewer items are not tested
-    position_alpha: float = 0.01  # chi-square test of gold positions against uniform
-    proportion_tolerance: float = 0.05  # |multi share - paper's share|
-    near_duplicate: float = 0.40  # Jaccard of shingle sets
-    template_share: float = 0.25  # a long n-gram in at least this share of a dimension's items ...
-    template_min_items: int = 4  # ... and in at least this many
-    overlap: float = 0.15  # share of an item's shingles found in one authors' sample
-    length_ratio: tuple[float, float] = (0.9, 3.2)  # ZH characters per EN word
-    min_items: int = 10  # set-level checks (proportions, classifier) skip smaller groups
+    margin: float = _L["margin"]
+    folds: int = _L["folds"]
+    repeats: int = _L["repeats"]
+    shortcut_alpha: float = _L["shortcut_alpha"]
+    alpha: float = _L["alpha"]
+    min_support: int = _L["min_support"]
+    position_alpha: float = _L["position_alpha"]
+    proportion_tolerance: float = _L["proportion_tolerance"]
+    near_duplicate: float = _L["near_duplicate"]
+    same_scenario_z: float = _L["same_scenario_z"]
+    same_scenario_min_texts: int = _L["same_scenario_min_texts"]
+    same_scenario_embedding: float = _L["same_scenario_embedding"]
+    same_scenario_tfidf: float = _L["same_scenario_tfidf"]
+    same_scenario_tfidf_zh: float = _L["same_scenario_tfidf_zh"]
+    template_share: float = _L["template_share"]
+    template_min_items: int = _L["template_min_items"]
+    overlap: float = _L["overlap"]
+    length_ratio: tuple[float, float] = tuple(_L["length_ratio"])
+    min_items: int = _L["min_items"]
 
-
-@dataclass
-class Finding:
-    check: str
-    severity: str  # "error" | "warning"
-    file: str
-    row: str
-    item: str
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}, {self.row}" + (f" ({self.item})" if self.item else "")
-        return f"{self.severity}: [{self.check}] {where}: {self.message}"
-
-
-@dataclass
-class Report:
-    files: list[str]
-    findings: list[Finding] = field(default_factory=list)
-    figures: dict[str, dict[str, Any]] = field(default_factory=lambda: defaultdict(dict))
-
-    @property
-    def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
-
-    def add(self, check: str, severity: str, item: "Item | None", message: str, file: str = "", row: str = "") -> None:
-        self.findings.append(
-            Finding(
-                check,
-                severity,
-                item.file if item else file,
-                item.row if item else row,
-                item.id if item else "",
-                message,
-            )
-        )
-
-    def to_json(self) -> str:
-        return json.dumps(
-            {"files": self.files, "figures": self.figures, "findings": [asdict(f) for f in self.findings]},
-            ensure_ascii=False,
-            indent=2,
-        )
+    def limits(self) -> dict[str, Any]:
+        """The limits file's FACET section with this run's values."""
+        return {**_L, **asdict(self)}
 
 
 @dataclass
@@ -155,17 +149,6 @@ class Item:
 
 
 # ---------------------------------------------------------------- text helpers
-
-
-def tokens(text: str, language: str) -> list[str]:
-    """EN: lower-cased words; ZH: Han characters (plus any Latin words or numbers)."""
-    if language == "zh":
-        return re.findall(r"[\u4e00-\u9fff]|[a-z0-9]+", text.lower())
-    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower())
-
-
-def ngrams(toks: list[str], sizes: Iterable[int]) -> list[str]:
-    return [" ".join(toks[i : i + n]) for n in sizes for i in range(len(toks) - n + 1)]
 
 
 def shingles(text: str, language: str) -> set[str]:
@@ -255,147 +238,7 @@ def chi_square_p(observed: list[float], expected: list[float]) -> float:
     return min(1.0, math.exp(-x + a * math.log(x) - math.lgamma(a)) * h)
 
 
-def folds_of(labels: list[str], k: int, seed: int) -> list[int]:
-    """Stratified fold numbers: the items of each label are shuffled (``random.Random(seed)``, so a seed always
-    gives the same split) and dealt round-robin. One fixed split can be tuned against, knowingly or not, while
-    a set is being written; the classifier's figure is therefore a mean over many seeded splits."""
-    rng = random.Random(seed)
-    out = [0] * len(labels)
-    start = rng.randrange(k)
-    for label in sorted(set(labels)):
-        members = [i for i, lab in enumerate(labels) if lab == label]
-        rng.shuffle(members)
-        for n, i in enumerate(members):
-            out[i] = (start + n) % k
-        start = (start + len(members)) % k
-    return out
-
-
-def summarise_repeats(accuracies: list[float]) -> dict[str, float]:
-    """Mean and range of the accuracies of repeated cross-validation."""
-    return {
-        "accuracy": round(sum(accuracies) / len(accuracies), 3),
-        "accuracy_min": round(min(accuracies), 3),
-        "accuracy_max": round(max(accuracies), 3),
-        "repeats": len(accuracies),
-    }
-
-
-def binary_matrix(docs: list[list[str]]) -> np.ndarray:
-    """Documents as rows of 0/1 n-gram indicators (each n-gram counted once per document)."""
-    vocab: dict[str, int] = {}
-    rows = [[vocab.setdefault(g, len(vocab)) for g in set(doc)] for doc in docs]
-    x = np.zeros((len(docs), max(len(vocab), 1)))
-    for i, cols in enumerate(rows):
-        x[i, cols] = 1.0
-    return x
-
-
-def naive_bayes_scores(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, classes: int) -> np.ndarray:
-    """Multinomial naive Bayes with add-one smoothing over binarised n-gram counts (the usual choice for short
-    texts): log scores of each test row for each class. N-grams unseen in training are ignored; a class absent
-    from training scores -inf."""
-    present = x_train.any(axis=0)
-    onehot = np.eye(classes)[y_train]
-    counts = onehot.T @ x_train
-    totals = counts.sum(axis=1, keepdims=True)
-    vocab = int(present.sum()) + 1
-    with np.errstate(divide="ignore"):
-        log_word = np.log((counts + 1) / (totals + vocab)) * present
-        prior = np.log(onehot.sum(axis=0) / len(y_train))
-    return x_test @ log_word.T + prior
-
-
-def features(text: str, language: str) -> list[str]:
-    return ngrams(tokens(text, language), (1, 2))
-
-
-def classify_labels(items: list[Item], k: int, repeats: int = 30) -> dict[str, float]:
-    """Naive Bayes predicting each item's label from its text: accuracy of stratified k-fold cross-validation,
-    averaged over ``repeats`` seeded random splits (with its range), and the majority baseline."""
-    labels = [label_text(i) for i in items]
-    names = sorted(set(labels))
-    y = np.array([names.index(label) for label in labels])
-    x = binary_matrix([features(i.text, i.language) for i in items])
-    n = len(items)
-    accuracies = []
-    for seed in range(max(repeats, 1)):
-        fold = np.array(folds_of(labels, k, seed))
-        correct = 0
-        for f in range(k):
-            train, test = fold != f, fold == f
-            if train.any() and test.any():
-                scores = naive_bayes_scores(x[train], y[train], x[test], len(names))
-                correct += int((scores.argmax(axis=1) == y[test]).sum())
-        accuracies.append(correct / n)
-    return {
-        "items": n,
-        "classes": len(names),
-        **summarise_repeats(accuracies),
-        "majority": round(max(Counter(labels).values()) / n, 3),
-    }
-
-
-def classify_options(items: list[Item], k: int, repeats: int = 30) -> dict[str, float]:
-    """Social Adequacy: NB on option texts (gold vs not), cross-validated by item (k folds, averaged over
-    ``repeats`` seeded random splits); pick the best-scoring option of each item. Baselines: chance (mean 1/n),
-    the most common gold position, the longest option."""
-    option_docs, owner, is_gold, options_gold = [], [], [], []
-    for j, item in enumerate(items):
-        _, options = split_options(item.text)
-        options_gold.append(int(item.record["answer"]))
-        for m, option in enumerate(options):
-            option_docs.append(features(option, item.language))
-            owner.append(j)
-            is_gold.append(int(m + 1 == options_gold[-1]))
-    x, owner_of, y = binary_matrix(option_docs), np.array(owner), np.array(is_gold)
-    n = len(items)
-    accuracies = []
-    for seed in range(max(repeats, 1)):
-        fold = np.array(folds_of(["item"] * n, k, seed))[owner_of]
-        correct = 0
-        for f in range(k):
-            train, test = fold != f, fold == f
-            if not train.any() or not test.any():
-                continue
-            scores = naive_bayes_scores(x[train], y[train], x[test], 2)
-            margin, test_owner, test_gold = scores[:, 1] - scores[:, 0], owner_of[test], y[test]
-            for j in np.unique(test_owner):
-                mine = test_owner == j
-                correct += int(test_gold[mine][int(margin[mine].argmax())] == 1)
-        accuracies.append(correct / n)
-    positions = Counter(options_gold)
-    longest = sum(
-        1
-        for item, g in zip(items, options_gold)
-        if (lens := [len(tokens(o, item.language)) for o in split_options(item.text)[1]])
-        and lens.index(max(lens)) + 1 == g
-    )
-    counts = Counter(owner)
-    return {
-        "items": n,
-        **summarise_repeats(accuracies),
-        "chance": round(sum(1 / counts[j] if counts[j] else 1.0 for j in range(n)) / n, 3),
-        "majority": round(positions.most_common(1)[0][1] / n, 3),
-        "longest_option": round(longest / n, 3),
-    }
-
-
 # ---------------------------------------------------------------- loading
-
-
-def collect_files(paths: Iterable[str | Path]) -> list[Path]:
-    files: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            files += sorted(p.glob("*.jsonl")) + sorted(p.glob("*.json"))
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise DataError(str(p), "-", "no such file or folder")
-    if not files:
-        raise DataError(", ".join(map(str, paths)), "-", "no FACET data files (*.jsonl, *.json) found")
-    return files
 
 
 def jsonl_rows(file: Path, report: Report) -> list[tuple[str, Any]]:
@@ -579,30 +422,74 @@ def check_predictive_ngrams(items: list[Item], report: Report, t: Thresholds) ->
             )
 
 
-def check_text_classifier(items: list[Item], report: Report, t: Thresholds) -> None:
+def check_shortcuts(items: list[Item], report: Report, t: Thresholds) -> None:
+    """Every detector family on each dimension and language; one error per failing detector."""
+    lim = t.limits()
     for (dimension, language), group in by_group(items).items():
-        if len(group) < max(2 * t.folds, t.min_items):
-            continue
         key = f"{dimension}:{language}"
+        if len(group) < max(2 * t.folds, t.min_items):
+            report.figures["shortcuts"][key] = {"skipped": f"{len(group)} items (fewer than {t.min_items})"}
+            continue
         if dimension == "social_adequacy":
-            fig = classify_options(group, t.folds, t.repeats)
-            baseline = max(fig["chance"], fig["majority"])
-            worst = max(fig["accuracy"], fig["longest_option"])
-            what = "option classifier / longest option"
+            choices = [Choice(split_options(i.text)[1], int(i.record["answer"]) - 1, language) for i in group]
+            detectors = choice_detectors(choices, t.folds, t.repeats, lim)
+            extra = {"form": choice_form_figures(choices, lim)}
+            for item, choice in zip(group, choices):  # issue 23: an option should not argue for itself
+                carrying = [
+                    m + 1 for m, o in enumerate(choice.options) if form_flags(o, language, lim)["justification"]
+                ]
+                if carrying:
+                    words = sorted(
+                        {
+                            w
+                            for m in carrying
+                            for w in lim["justification_words"][language]
+                            if has_phrase(choice.options[m - 1], w, language)
+                        }
+                    )
+                    report.add(
+                        "shortcuts",
+                        "warning",
+                        item,
+                        f"option(s) {carrying} carry their own justification ({', '.join(map(repr, words))}: "
+                        "justification_words in validation_limits.yaml); an option that argues for itself tells the "
+                        "reader which kind it is",
+                    )
         else:
-            fig = classify_labels(group, t.folds, t.repeats)
-            baseline, worst, what = fig["majority"], fig["accuracy"], "naive Bayes"
-        report.figures["text_classifier"][key] = fig
-        if worst - baseline > t.margin:
-            report.add(
-                "text_classifier",
-                "error",
-                None,
-                f"{dimension} ({language}): a text-only {what} reaches {worst:.0%} against a {baseline:.0%} "
-                f"baseline (margin {t.margin:.0%})",
-                group[0].file,
-                "-",
-            )
+            labelled = [Labelled(i.text, label_text(i), language) for i in group]
+            classes = len({x.label for x in labelled})
+            if classes > lim["max_label_share"] * len(group):
+                report.figures["shortcuts"][key] = {
+                    "skipped": f"{classes} labels in {len(group)} items: no classifier can learn a label"
+                }
+                continue
+            detectors = label_detectors(labelled, t.folds, t.repeats, lim)
+            extra = {}
+        first = detectors[0]
+        report.figures["shortcuts"][key] = {
+            "items": len(group),
+            "chance": round(first.chance, 3),
+            "majority": round(first.majority, 3),
+            "detectors": {d.name: d.figures() for d in detectors},
+            **extra,
+        }
+        for d in detectors:
+            if not d.passed:
+                rule = (
+                    f"the {1 - t.shortcut_alpha:.0%} binomial limit around chance"
+                    if d.rule == "binomial"
+                    else f"majority + {t.margin:.0%}"
+                )
+                report.add(
+                    "shortcuts",
+                    "error",
+                    None,
+                    f"{dimension} ({language}): detector {d.name} (sees {d.sees}) finds the gold in {d.mean:.1%} "
+                    f"(range {d.low:.0%}-{d.high:.0%} over {d.repeats} splits; chance {d.chance:.1%}, majority "
+                    f"{d.majority:.1%}), above its limit {d.limit:.1%} ({rule})" + (f"; {d.note}" if d.note else ""),
+                    group[0].file,
+                    "-",
+                )
 
 
 def check_positions(items: list[Item], report: Report, t: Thresholds) -> None:
@@ -660,6 +547,34 @@ def check_near_duplicates(items: list[Item], report: Report, t: Thresholds) -> N
         if group:
             worst[language] = {"max_jaccard": round(top[0], 3), "pair": list(top[1:])}
     report.figures["near_duplicates"] = worst
+
+
+def scenario_text(record: dict, text: str) -> str:
+    """The part of an item that tells its story: without option lists, question lines and field labels."""
+    if record.get("dimension") == "social_adequacy":
+        text = split_options(text)[0]
+    lines = [ln for ln in text.splitlines() if not re.match(r"\s*(Question|问题)[:：]", ln)]
+    return re.sub(r"(Background|Dialogue|背景|对话)[:：]", " ", "\n".join(lines)).strip()
+
+
+def check_same_scenario(items: list[Item], report: Report, t: Thresholds) -> None:
+    """Pairs of items (any dimension, any file) that tell the same story in other words. One text per item id:
+    the English version where there is one (the embedding model is English-only), else the Chinese."""
+    from eq_evals.core.itemcheck import scenario_pairs
+
+    texts: dict[str, tuple[str, Item]] = {}
+    for item in sorted(items, key=lambda i: i.language != "en"):  # English first
+        key = str(item.record.get("item_id") or re.sub(r"-(en|zh)$", "", item.id))
+        texts.setdefault(key, (scenario_text(item.record, item.text), item))
+    keys = sorted(texts)
+    found = scenario_pairs(
+        keys, [texts[k][0] for k in keys], [texts[k][1].language for k in keys], t.limits(), embed=english_embeddings
+    )
+    report.figures["same_scenario"] = found["figures"]
+    for a, b, severity, how in found["pairs"]:
+        report.add("same_scenario", severity, texts[b][1], f"tells the same story as {a} ({how})")
+    if found.get("warning"):
+        report.add("same_scenario", "warning", None, found["warning"], ", ".join(sorted({i.file for i in items})), "-")
 
 
 def _body(item: Item) -> str:
@@ -801,7 +716,7 @@ def run(
     checks: Iterable[str] = CHECKS,
 ) -> Report:
     """Validate FACET files (or folders of them) and return findings and figures."""
-    wanted = set(checks)
+    wanted = {ALIASES.get(c, c) for c in checks}
     unknown = wanted - set(CHECKS)
     if unknown:
         raise ValueError(f"unknown checks {sorted(unknown)}; available: {', '.join(CHECKS)}")
@@ -813,7 +728,8 @@ def run(
         "stage_directions": check_stage_directions,
         "proportions": check_proportions,
         "predictive_ngrams": check_predictive_ngrams,
-        "text_classifier": check_text_classifier,
+        "shortcuts": check_shortcuts,
+        "same_scenario": check_same_scenario,
         "positions": check_positions,
         "near_duplicates": check_near_duplicates,
         "templates": check_templates,
@@ -828,18 +744,48 @@ def run(
     return report
 
 
+def render_shortcuts(figures: dict[str, Any]) -> list[str]:
+    """The detectors as a table per dimension and language: mean, range, chance, majority, limit, PASS/FAIL."""
+    lines = []
+    for key, group in figures.items():
+        dimension, language = key.split(":")
+        if "skipped" in group:
+            lines.append(f"  {dimension} ({language}): skipped, {group['skipped']}")
+            continue
+        lines.append(
+            f"  {dimension} ({language}), {group['items']} items: chance {group['chance']:.1%}, "
+            f"majority {group['majority']:.1%}"
+        )
+        lines.append(f"    {'detector':<22}{'sees':<18}{'mean':>7}{'range':>13}{'limit':>8}  result")
+        for name, d in group["detectors"].items():
+            span = f"{d['accuracy_min']:.0%}-{d['accuracy_max']:.0%}"
+            limit = f"{d['limit']:.1%}"
+            lines.append(
+                f"    {name:<22}{d['sees']:<18}{d['accuracy']:>7.1%}{span:>13}{limit:>8}  {d['result']}"
+                + (f"  ({d['note']})" if d.get("note") else "")
+            )
+        for what, value in (group.get("form") or {}).items():
+            lines.append(f"    {what}: {value}")
+    return lines
+
+
 def render(report: Report) -> str:
     lines = [f"FACET validation of {len(report.files)} file(s)"]
     for check, fig in report.figures.items():
+        if check == "shortcuts":
+            ran = [d for group in fig.values() for d in group.get("detectors", {}).values()]
+            repeats = ran[0]["repeats"] if ran else 0
+            lines.append(
+                f"\nshortcuts (accuracy: mean and range over {repeats} random cross-validation splits; a detector "
+                "fails above its limit, datasets/facet/validation_limits.yaml):"
+            )
+            lines += render_shortcuts(fig)
+            continue
         lines.append(f"\n{check}:")
         if isinstance(fig, dict):
             for key, value in fig.items():
                 lines.append(f"  {key}: {value}")
         else:
             lines.append(f"  {fig}")
-    if report.findings:
-        lines.append("")
-        lines += [str(f) for f in report.findings]
-    errors, warnings = len(report.errors), len(report.findings) - len(report.errors)
-    lines.append(f"\n{errors} error(s), {warnings} warning(s)")
+    lines += render_findings(report)
     return "\n".join(lines)

@@ -51,6 +51,25 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def claims(path: Path) -> bool:
+    """Whether ``eq-evals validate`` hands this file to HEART's validator (its first record looks like HEART's)."""
+    from eq_evals.core.itemcheck import first_record
+
+    record = first_record(path)
+    return isinstance(record, dict) and "dialogue_history" in record
+
+
+def add_validate_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """HEART's validator has no options of its own (limits: datasets/facet/validation_limits.yaml)."""
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from eq_evals.core.itemcheck import run_validator_command
+    from eq_evals.heart.validate import run
+
+    return run_validator_command(args, "HEART", run)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``heart`` command group to the ``eq-evals`` parser."""
     heart_sub = add_group(
@@ -95,3 +114,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="rate logs made on different dataset or task versions together",
     )
     p.set_defaults(func=cmd_leaderboard)
+    v = add_parser(
+        heart_sub,
+        "validate",
+        help="check HEART history files (the project's JSONL schema, datasets/heart/README.md): schema, reference "
+        "style against the release's human replies (questions, sentence counts), bot insults in adversarial "
+        "histories, EN/ZH alignment, same scenario; limits in datasets/facet/validation_limits.yaml",
+        examples=["eq-evals heart validate datasets/heart", "eq-evals heart validate my_histories.jsonl --json r.json"],
+    )
+    v.add_argument("files", nargs="+", metavar="FILE", help="HEART history files or folders of them")
+    v.add_argument("--json", help="also write figures and findings as JSON")
+    v.set_defaults(func=cmd_validate)

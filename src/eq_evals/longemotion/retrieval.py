@@ -235,6 +235,14 @@ def _load_sentence_transformer(model: str):  # noqa: ANN202 - optional dependenc
         ) from None
 
 
+def english_embeddings(texts: Sequence[str]) -> np.ndarray | None:
+    """L2-normalised vectors of the default embedding model, or None when the ``[rag]`` extra is not installed:
+    what the item validators' same-scenario check uses (``eq_evals.core.itemcheck.scenario_pairs``)."""
+    if not embedding_available():
+        return None
+    return Embedding().embed(list(texts))
+
+
 class Embedding:
     """Dense cosine similarity with L2-normalised sentence embeddings (docs/longemotion.md, 'Methods', 'Retrievers'; numpy replaces FAISS)."""
 

@@ -240,6 +240,25 @@ def cmd_weights(args: argparse.Namespace) -> int:
     return 0
 
 
+def claims(path: Path) -> bool:
+    """Whether ``eq-evals validate`` hands this file to PACE's validator (its first record looks like PACE's)."""
+    from eq_evals.core.itemcheck import first_record
+
+    record = first_record(path)
+    return isinstance(record, dict) and "query" in record and "dimension" not in record
+
+
+def add_validate_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """PACE's validator has no options of its own (limits: datasets/facet/validation_limits.yaml)."""
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from eq_evals.core.itemcheck import run_validator_command
+    from eq_evals.pace.validate import run
+
+    return run_validator_command(args, "PACE", run)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``pace`` command group to the ``eq-evals`` parser."""
     from eq_evals.commands import add_group, add_parser
@@ -314,3 +333,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="fit on battle logs made on different dataset or task versions",
     )
     p_w.set_defaults(func=cmd_weights)
+    p_v = add_parser(
+        pace_sub,
+        "validate",
+        help="check PACE query files (JSON, JSONL or CSV of docs/pace.md's fields): schema, EN/ZH alignment, same "
+        "scenario; limits in datasets/facet/validation_limits.yaml",
+        examples=["eq-evals pace validate datasets/pace", "eq-evals pace validate my_queries.jsonl --json r.json"],
+    )
+    p_v.add_argument("files", nargs="+", metavar="FILE", help="PACE query files or folders of them")
+    p_v.add_argument("--json", help="also write figures and findings as JSON")
+    p_v.set_defaults(func=cmd_validate)

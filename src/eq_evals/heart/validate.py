@@ -1,0 +1,272 @@
+"""Validators for project-authored HEART history files (``datasets/heart/histories_*.jsonl``, schema in
+datasets/heart/README.md), run by the tests and by ``eq-evals heart validate FILE...`` / ``eq-evals validate``.
+
+- ``schema``: the loader's rules (``eq_evals.heart.data``), one finding per bad row.
+- ``reference_style``: the references are the opponent every model is judged against, so their style shapes
+  every HEART number (issue 23). Per language: the share of references with a question and ending with one,
+  against the HEART release's human replies (43% and 36%) within a binomial interval for the number of
+  references; the distribution of sentence counts against the release's (total variation distance);
+  references longer than the card's 1-3 sentences; adversarial histories whose hostile seeker calls the
+  supporter a bot, against the release's 2 of 20.
+- ``alignment``: each history's EN and ZH versions exist and agree on subset, emotion, problem, escalation
+  profile, turn count and speakers; the references' length ratio is within bounds.
+- ``same_scenario``: histories that tell the same story (``eq_evals.core.itemcheck.scenario_pairs``).
+
+Limits: the ``heart`` section of datasets/facet/validation_limits.yaml.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from eq_evals.core.itemcheck import (
+    Report,
+    binomial_interval,
+    binomial_limit,
+    collect_files,
+    limits,
+    scenario_pairs,
+    tokens,
+)
+from eq_evals.core.text import read_jsonl
+from eq_evals.errors import DataError
+from eq_evals.longemotion.retrieval import english_embeddings
+
+CHECKS = ("schema", "reference_style", "alignment", "same_scenario")
+# the seeker calls the supporter a machine (the release's adversarial histories do so in 2 of 20)
+BOT = re.compile(r"\b(bots?|robots?|chatbots?|ai|machines?|algorithms?)\b|机器人|人工智能|复读机|程序", re.I)
+
+
+@dataclass
+class Row:
+    file: str
+    row: str
+    record: dict
+
+    @property
+    def id(self) -> str:
+        return str(self.record.get("id", ""))
+
+    @property
+    def key(self) -> str:
+        return re.sub(r"-(en|zh)$", "", self.id)
+
+    @property
+    def language(self) -> str:
+        return self.record["language"]
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a reply: split after . ! ? (and their full-width forms) followed by a space or not."""
+    parts = re.split(r"(?<=[.!?])\s+|(?<=[。！？])", text.strip())
+    return [p for p in parts if re.search(r"\w", p)]
+
+
+def style(replies: list[str]) -> dict[str, Any]:
+    """Share with a question, share ending with one, sentence-count distribution (1, 2, 3, 4, 5+)."""
+    n = len(replies)
+    counts = Counter(min(len(sentences(r)), 5) for r in replies)
+    return {
+        "replies": n,
+        "question_share": sum(1 for r in replies if "?" in r or "？" in r) / n,
+        "question_ending_share": sum(1 for r in replies if r.strip().endswith(("?", "？"))) / n,
+        "sentence_counts": {("5+" if k == 5 else k): counts[k] / n for k in range(1, 6)},
+    }
+
+
+def load(files: list[Path], report: Report) -> list[Row]:
+    from eq_evals.heart.data import project_samples_from_rows
+
+    rows: list[Row] = []
+    seen: dict[str, str] = {}
+    for file in files:
+
+        def bad(number: int, problem: str, file: Path = file) -> None:
+            report.add("schema", "error", None, problem, str(file), f"line {number}")
+
+        for number, record in read_jsonl(file, on_error=bad):
+            try:
+                project_samples_from_rows([(str(file), number, record)])
+            except DataError as ex:
+                report.add("schema", "error", None, ex.problem, str(file), f"line {number}")
+                continue
+            row = Row(str(file), f"line {number}", record)
+            if row.id in seen:
+                report.add("schema", "error", row, f"duplicate id (first at {seen[row.id]})")
+                continue
+            seen[row.id] = f"{file}, line {number}"
+            rows.append(row)
+    return rows
+
+
+def check_reference_style(rows: list[Row], report: Report, lim: dict) -> None:
+    target = {1: 0, 2: 0, 3: 0, 4: 0, "5+": 0} | dict(lim["release_sentence_counts"])
+    for language in sorted({r.language for r in rows}):
+        mine = [r for r in rows if r.language == language and r.record.get("reference_response")]
+        if not mine:
+            continue
+        fig = style([r.record["reference_response"] for r in mine])
+        n = fig["replies"]
+        file = mine[0].file
+        shares = {}
+        for name, release in (
+            ("question_share", lim["release_question_share"]),
+            ("question_ending_share", lim["release_question_ending_share"]),
+        ):
+            low, high = binomial_interval(n, release, lim["share_alpha"])
+            ok = low <= fig[name] <= high
+            shares[name] = {
+                "references": round(fig[name], 3),
+                "release": release,
+                "accepted": [round(low, 3), round(high, 3)],
+                "result": "PASS" if ok else "FAIL",
+            }
+            if not ok:
+                report.add(
+                    "reference_style",
+                    "error",
+                    None,
+                    f"{language}: {name.replace('_', ' ')} {fig[name]:.0%} of {n} references; the release's human "
+                    f"replies have {release:.0%} (accepted {low:.0%}-{high:.0%}, binomial, alpha {lim['share_alpha']})",
+                    file,
+                    "-",
+                )
+        keys = [str(k) for k in target]
+        ours = {str(k): v for k, v in fig["sentence_counts"].items()}
+        tv = 0.5 * sum(abs(ours.get(k, 0) - float(target[k if k == "5+" else int(k)])) for k in keys)
+        shares["sentence_counts"] = {
+            "references": {k: round(v, 3) for k, v in ours.items()},
+            "release": {str(k): v for k, v in target.items()},
+            "total_variation": round(tv, 3),
+            "limit": lim["sentence_tv"],
+            "result": "PASS" if tv <= lim["sentence_tv"] else "FAIL",
+        }
+        if tv > lim["sentence_tv"]:
+            report.add(
+                "reference_style",
+                "error",
+                None,
+                f"{language}: sentence counts of the references {ours} differ from the release's "
+                f"{shares['sentence_counts']['release']} (total variation {tv:.2f} > {lim['sentence_tv']})",
+                file,
+                "-",
+            )
+        for r in mine:
+            count = len(sentences(r.record["reference_response"]))
+            if count > lim["max_sentences"]:
+                report.add(
+                    "reference_style",
+                    "warning",
+                    r,
+                    f"reference has {count} sentences (the card promises 1-{lim['max_sentences']})",
+                )
+        adversarial = [r for r in rows if r.language == language and r.record.get("subset") == "adversarial"]
+        if adversarial:
+            bots = [
+                r
+                for r in adversarial
+                if any(
+                    BOT.search(turn)
+                    for turn, who in zip(r.record["dialogue_history"], r.record["speakers"])
+                    if who == "seeker"
+                )
+            ]
+            share = len(bots) / len(adversarial)
+            high = binomial_limit(len(adversarial), lim["release_bot_insult_share"], lim["share_alpha"])
+            shares["bot_insults"] = {
+                "histories": f"{len(bots)}/{len(adversarial)}",
+                "release": lim["release_bot_insult_share"],
+                "limit": round(high, 3),
+                "result": "PASS" if share <= high else "FAIL",
+            }
+            if share > high:
+                report.add(
+                    "reference_style",
+                    "error",
+                    None,
+                    f"{language}: in {len(bots)} of {len(adversarial)} adversarial histories the seeker calls the "
+                    f"supporter a bot ({', '.join(r.id for r in bots)}); the release has "
+                    f"{lim['release_bot_insult_share']:.0%} (limit {high:.0%})",
+                    adversarial[0].file,
+                    "-",
+                )
+        report.figures["reference_style"][language] = shares
+
+
+def check_alignment(rows: list[Row], report: Report, lim: dict) -> None:
+    pairs: dict[str, dict[str, Row]] = defaultdict(dict)
+    for r in rows:
+        pairs[r.key][r.language] = r
+    ratios = []
+    for key, pair in sorted(pairs.items()):
+        if len(pair) == 1:
+            (only,) = pair.values()
+            report.add(
+                "alignment", "error", only, f"history {key} has no {'zh' if only.language == 'en' else 'en'} version"
+            )
+            continue
+        en, zh = pair["en"].record, pair["zh"].record
+        for field in ("subset", "emotion_type", "problem_type", "escalation_profile", "speakers"):
+            if en.get(field) != zh.get(field):
+                report.add(
+                    "alignment", "error", pair["zh"], f"{field} {zh.get(field)!r} differs from EN's {en.get(field)!r}"
+                )
+        if en.get("reference_response") and zh.get("reference_response"):
+            words = len(tokens(en["reference_response"], "en"))
+            chars = len(tokens(zh["reference_response"], "zh"))
+            if words:
+                ratios.append(chars / words)
+                low, high = lim["length_ratio"]
+                if not low <= chars / words <= high:
+                    report.add(
+                        "alignment",
+                        "warning",
+                        pair["zh"],
+                        f"reference: {chars} Chinese characters for {words} English words (ratio outside {low}-{high})",
+                    )
+    ratios.sort()
+    report.figures["alignment"] = {
+        "pairs": sum(1 for p in pairs.values() if len(p) == 2),
+        "unpaired": sum(1 for p in pairs.values() if len(p) == 1),
+        "reference_zh_chars_per_en_word": [round(ratios[0], 2), round(ratios[-1], 2)] if ratios else None,
+    }
+
+
+def check_same_scenario(rows: list[Row], report: Report, facet_lim: dict) -> None:
+    texts: dict[str, Row] = {}
+    for r in sorted(rows, key=lambda r: r.language != "en"):
+        texts.setdefault(r.key, r)
+    keys = sorted(texts)
+
+    def story(r: Row) -> str:
+        seeker = [t for t, who in zip(r.record["dialogue_history"], r.record["speakers"]) if who == "seeker"]
+        return " ".join([r.record.get("situation") or "", *seeker])
+
+    found = scenario_pairs(
+        keys, [story(texts[k]) for k in keys], [texts[k].language for k in keys], facet_lim, embed=english_embeddings
+    )
+    report.figures["same_scenario"] = found["figures"]
+    for a, b, severity, how in found["pairs"]:
+        report.add("same_scenario", severity, texts[b], f"tells the same story as {a} ({how})")
+    if found.get("warning"):
+        report.add("same_scenario", "warning", None, found["warning"], ", ".join(sorted({r.file for r in rows})), "-")
+
+
+def run(paths: Iterable[str | Path], checks: Iterable[str] = CHECKS) -> Report:
+    files = collect_files(paths, "HEART")
+    report = Report([str(f) for f in files])
+    rows = load(files, report)
+    wanted = set(checks)
+    lim, facet_lim = limits("heart"), limits("facet")
+    if "reference_style" in wanted:
+        check_reference_style(rows, report, lim)
+    if "alignment" in wanted:
+        check_alignment(rows, report, {"length_ratio": limits("facet")["length_ratio"]})
+    if "same_scenario" in wanted:
+        check_same_scenario(rows, report, facet_lim)
+    report.figures = dict(report.figures)
+    return report

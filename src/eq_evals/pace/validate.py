@@ -1,0 +1,147 @@
+"""Validators for PACE query files (``datasets/pace/items_*.jsonl`` or a user's JSON/JSONL/CSV of the same
+fields, docs/pace.md 'Dataset'), run by the tests and by ``eq-evals pace validate FILE...`` / ``eq-evals validate``.
+
+- ``schema``: the loader's rules (``eq_evals.pace.data.normalise``), one finding per bad row; duplicate ids.
+- ``alignment``: each query's EN and ZH versions (ids ending ``-en`` / ``-zh``) exist and agree on scenario,
+  provocation and trigger dimensions; Chinese characters per English word within bounds.
+- ``same_scenario``: queries that tell the same story in other words (``eq_evals.core.itemcheck``).
+
+Items without a key (PACE queries have no gold) leave nothing for the shortcut detectors to find.
+Limits: datasets/facet/validation_limits.yaml (``pace`` section, and ``facet`` for the same-scenario limits).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from eq_evals.core.itemcheck import Report, collect_files, limits, scenario_pairs, tokens
+from eq_evals.errors import DataError, EqEvalsError
+from eq_evals.longemotion.retrieval import english_embeddings
+
+CHECKS = ("schema", "alignment", "same_scenario")
+
+
+@dataclass
+class Query:
+    file: str
+    row: str
+    record: dict
+
+    @property
+    def id(self) -> str:
+        return self.record["id"]
+
+    @property
+    def key(self) -> str:
+        return re.sub(r"-(en|zh)$", "", self.id)
+
+    @property
+    def language(self) -> str:
+        return self.record["language"]
+
+
+def load(files: list[Path], report: Report) -> list[Query]:
+    from eq_evals.pace.data import normalise, read_rows
+
+    out: list[Query] = []
+    seen: dict[str, str] = {}
+    for file in files:
+        try:
+            rows = read_rows(file)
+        except (DataError, EqEvalsError) as ex:
+            report.add(
+                "schema", "error", None, getattr(ex, "problem", str(ex)), str(file), str(getattr(ex, "row", "-"))
+            )
+            continue
+        for index, (row, record) in enumerate(rows):
+            try:
+                rec = normalise(record, str(file), row, index, {})
+            except DataError as ex:
+                report.add("schema", "error", None, ex.problem, str(file), row)
+                continue
+            q = Query(str(file), row, rec)
+            if q.id in seen:
+                report.add("schema", "error", q, f"duplicate id (first at {seen[q.id]})")
+                continue
+            seen[q.id] = f"{file}, {row}"
+            out.append(q)
+    return out
+
+
+def check_alignment(queries: list[Query], report: Report, lim: dict) -> None:
+    pairs: dict[str, dict[str, Query]] = defaultdict(dict)
+    for q in queries:
+        pairs[q.key][q.language] = q
+    ratios = []
+    for key, pair in sorted(pairs.items()):
+        if len(pair) == 1:
+            (only,) = pair.values()
+            report.add(
+                "alignment", "error", only, f"query {key} has no {'zh' if only.language == 'en' else 'en'} version"
+            )
+            continue
+        en, zh = pair["en"].record, pair["zh"].record
+        for field in ("scenario", "provocation", "split"):
+            if en.get(field) != zh.get(field):
+                report.add(
+                    "alignment", "error", pair["zh"], f"{field} {zh.get(field)!r} differs from EN's {en.get(field)!r}"
+                )
+        if sorted(en.get("triggers") or {}) != sorted(zh.get("triggers") or {}):
+            report.add("alignment", "error", pair["zh"], "trigger dimensions differ from the EN version's")
+        words, chars = len(tokens(en["query"], "en")), len(tokens(zh["query"], "zh"))
+        if words:
+            ratios.append(chars / words)
+            low, high = lim["length_ratio"]
+            if not low <= chars / words <= high:
+                report.add(
+                    "alignment",
+                    "warning",
+                    pair["zh"],
+                    f"{chars} Chinese characters for {words} English words (ratio outside {low}-{high})",
+                )
+    ratios.sort()
+    report.figures["alignment"] = {
+        "pairs": sum(1 for p in pairs.values() if len(p) == 2),
+        "unpaired": sum(1 for p in pairs.values() if len(p) == 1),
+        "zh_chars_per_en_word": [round(ratios[0], 2), round(ratios[len(ratios) // 2], 2), round(ratios[-1], 2)]
+        if ratios
+        else None,
+    }
+
+
+def check_same_scenario(queries: list[Query], report: Report) -> None:
+    texts: dict[str, Query] = {}
+    for q in sorted(queries, key=lambda q: q.language != "en"):
+        texts.setdefault(q.key, q)
+    keys = sorted(texts)
+    found = scenario_pairs(
+        keys,
+        [texts[k].record["query"] for k in keys],
+        [texts[k].language for k in keys],
+        limits("facet"),
+        embed=english_embeddings,
+    )
+    report.figures["same_scenario"] = found["figures"]
+    for a, b, severity, how in found["pairs"]:
+        report.add("same_scenario", severity, texts[b], f"tells the same story as {a} ({how})")
+    if found.get("warning"):
+        report.add(
+            "same_scenario", "warning", None, found["warning"], ", ".join(sorted({q.file for q in queries})), "-"
+        )
+
+
+def run(paths: Iterable[str | Path], checks: Iterable[str] = CHECKS) -> Report:
+    files = collect_files(paths, "PACE")
+    report = Report([str(f) for f in files])
+    queries = load(files, report)
+    wanted = set(checks)
+    if "alignment" in wanted:
+        check_alignment(queries, report, limits("pace"))
+    if "same_scenario" in wanted:
+        check_same_scenario(queries, report)
+    report.figures = dict(report.figures)
+    return report
