@@ -4,7 +4,7 @@ The reviewer answers the built prompts without the key; each answer is scored by
 (scorers/facet/objective.yaml: R1 / R2 for labels, R3 for options and levels), so "agrees" means the answer earns
 full credit, "partial" half credit (a secondary answer or one of two slots), "disagrees" none.
 
-    python scripts/blind_review.py datasets/facet/revisions/blind_review_v4.jsonl
+    python scripts/blind_review.py datasets/facet/revisions/blind_review_v4_emotion.jsonl
 
 Each answer row: {"id", "answer": [labels] | option number | level, "alternative", "confidence", "reason"}.
 """
