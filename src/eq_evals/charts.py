@@ -92,31 +92,23 @@ def _limits(chart: Chart) -> tuple[float, float]:
     return (0.0 if chart.kind == "bars" and lo >= 0 else lo - pad), hi + pad
 
 
-def figure(chart: Chart) -> Any:
-    """The matplotlib figure of ``chart`` (the caller closes it)."""
-    import matplotlib
+def _panel_inches(chart: Chart, n_rows: int) -> tuple[float, float, float]:
+    """(header, plot, x axis) heights of one panel in inches."""
+    n_series = max(len(chart.series()), 1)
+    n_title = textwrap.fill(chart.title, 72).count("\n") + 1
+    n_caveat = sum(textwrap.fill("caveat: " + c, 100).count("\n") + 1 for c in chart.caveats)
+    header = 0.12 + 0.2 * n_title + 0.16 * n_caveat + (0.28 if n_series > 1 else 0.05)
+    row_h = 0.3 + 0.11 * (n_series - 1) if n_series > 1 else 0.34
+    plot = max(n_rows, 1) * row_h + 0.3 + 0.12 * len(chart.references)
+    return header, plot, 0.5
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+def _draw(fig: Any, ax: Any, chart: Chart, xlim: tuple[float, float], header_top: float, height: float) -> None:
+    """One panel: rows, intervals or bars, references, its title and caveats above it (``header_top`` in inches
+    from the top of the figure)."""
     rows = chart.rows()
     series = chart.series()
     n_series = max(len(series), 1)
-    title = textwrap.fill(chart.title, 72)
-    caveats = [textwrap.fill("caveat: " + c, 100) for c in chart.caveats]
-    foot = textwrap.fill(chart.footnote, 120) if chart.footnote else ""
-    n_title = title.count("\n") + 1
-    n_caveat = sum(c.count("\n") + 1 for c in caveats)
-    n_foot = foot.count("\n") + 1 if foot else 0
-    n_legend = 1 if len(series) > 1 else 0
-    row_h = 0.3 + 0.11 * (n_series - 1) if n_series > 1 else 0.34
-    plot_h = max(len(rows), 1) * row_h + 0.3 + 0.12 * len(chart.references)
-    top = 0.25 + 0.2 * n_title + 0.16 * n_caveat + 0.25 * n_legend
-    bottom = 0.55 + 0.13 * n_foot
-    height = plot_h + top + bottom
-    fig, ax = plt.subplots(figsize=(WIDTH_IN, height))
-    fig.subplots_adjust(top=1 - top / height, bottom=bottom / height)
-    xlim = _limits(chart)
     span = xlim[1] - xlim[0]
     ys = {label: len(rows) - 1 - i for i, label in enumerate(rows)}  # first row at the top
     band = 0.56
@@ -124,8 +116,7 @@ def figure(chart: Chart) -> Any:
     offsets = {s: (0.0 if n_series == 1 else band * (0.5 - j / (n_series - 1))) for j, s in enumerate(series)}
     for j, s in enumerate(series):
         color = PALETTE[j % len(PALETTE)]
-        mine = [p for p in chart.points if p.series == s]
-        for p in mine:
+        for p in (p for p in chart.points if p.series == s):
             y = ys[p.label] + offsets[s]
             hollow = bool(p.mark)
             if not _finite(p.value):
@@ -143,24 +134,55 @@ def figure(chart: Chart) -> Any:
                     zorder=2,
                 )
             if _finite(p.lower) and _finite(p.upper):
-                ax.hlines(y, p.lower, p.upper, colors=color, linewidth=4 if chart.kind == "points" else 1.5,
-                          alpha=0.45 if chart.kind == "points" else 0.9, zorder=3)
+                ax.hlines(
+                    y,
+                    p.lower,
+                    p.upper,
+                    colors=color,
+                    linewidth=4 if chart.kind == "points" else 1.5,
+                    alpha=0.45 if chart.kind == "points" else 0.9,
+                    zorder=3,
+                )
             if chart.kind == "points":
-                ax.plot(p.value, y, "o", markersize=6.5, color=color,
-                        markerfacecolor="white" if hollow else color, zorder=4)
+                ax.plot(
+                    p.value, y, "o", markersize=6.5, color=color, markerfacecolor="white" if hollow else color, zorder=4
+                )
             text = fmt(p.value, chart.digits) + (f" ({p.mark})" if p.mark else "")
             right = p.upper if _finite(p.upper) else p.value
             if chart.kind == "bars" or n_series > 1:
-                ax.text(max(right, p.value) + span * 0.012, y, text, va="center", fontsize=6.5 if n_series > 1 else 7,
-                        color=color, zorder=5)
+                ax.text(
+                    max(right, p.value) + span * 0.012,
+                    y,
+                    text,
+                    va="center",
+                    fontsize=6.5 if n_series > 1 else 7,
+                    color=color,
+                    zorder=5,
+                )
             else:
-                ax.annotate(text, (p.value, y), textcoords="offset points", xytext=(0, 5.5), ha="center",
-                            fontsize=7, color=color, zorder=5)
+                ax.annotate(
+                    text,
+                    (p.value, y),
+                    textcoords="offset points",
+                    xytext=(0, 5.5),
+                    ha="center",
+                    fontsize=7,
+                    color=color,
+                    zorder=5,
+                )
     refs = sorted(chart.references.items(), key=lambda kv: kv[1])
     for k, (label, x) in enumerate(refs):  # labels stacked above the rows, one line each, so they never overlap
         ax.axvline(x, color=GREY, linestyle="--", linewidth=1, zorder=1)
-        ax.text(x, len(rows) - 0.5 + 0.32 * (len(refs) - k) - 0.2, f" {label} {fmt(x, chart.digits)}", fontsize=7,
-                color=GREY, va="center", ha="left", zorder=5)
+        ax.text(
+            x,
+            len(rows) - 0.5 + 0.32 * (len(refs) - k) - 0.2,
+            f" {label} {fmt(x, chart.digits)}",
+            fontsize=7,
+            color=GREY,
+            va="center",
+            ha="left",
+            zorder=5,
+        )
     labels = []
     for label in rows:
         marks = sorted({p.mark for p in chart.points if p.label == label and p.mark and n_series == 1})
@@ -173,21 +195,59 @@ def figure(chart: Chart) -> Any:
     ax.grid(axis="x", alpha=0.3, zorder=0)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    fig.text(0.01, 1 - 0.12 / height, title, fontsize=10.5, weight="bold", va="top", ha="left")
+    title = textwrap.fill(chart.title, 72)
+    y = header_top + 0.1
+    fig.text(0.01, 1 - y / height, title, fontsize=10.5, weight="bold", va="top", ha="left")
+    y += 0.2 * (title.count("\n") + 1) + 0.03
+    caveats = [textwrap.fill("caveat: " + c, 100) for c in chart.caveats]
     if caveats:
-        fig.text(0.01, 1 - (0.16 + 0.2 * n_title) / height, "\n".join(caveats), fontsize=7.5, color=WARN,
-                 va="top", ha="left")
-    if n_legend:
+        fig.text(0.01, 1 - y / height, "\n".join(caveats), fontsize=7.5, color=WARN, va="top", ha="left")
+        y += 0.16 * sum(c.count("\n") + 1 for c in caveats)
+    if len(series) > 1:
         from matplotlib.lines import Line2D
 
-        handles = [Line2D([], [], marker="o", linestyle="", color=PALETTE[j % len(PALETTE)], label=s.split("/")[-1])
-                   for j, s in enumerate(series)]
-        fig.legend(handles=handles, loc="upper left", ncols=min(len(series), 4), fontsize=7.5, frameon=False,
-                   bbox_to_anchor=(0.0, 1 - (top - 0.3) / height), handletextpad=0.2, columnspacing=1.2)
+        handles = [
+            Line2D([], [], marker="o", linestyle="", color=PALETTE[j % len(PALETTE)], label=s.split("/")[-1])
+            for j, s in enumerate(series)
+        ]
+        fig.legend(
+            handles=handles,
+            loc="upper left",
+            ncols=min(len(series), 5),
+            fontsize=7.5,
+            frameon=False,
+            bbox_to_anchor=(0.0, 1 - (y - 0.04) / height),
+            handletextpad=0.2,
+            columnspacing=1.2,
+        )
+
+
+def figure(chart: Chart | list[Chart], footnote: str | None = None) -> Any:
+    """The matplotlib figure of one chart, or of several stacked as panels (each its own title, caveats and x
+    scale: give them one ``xlim`` to compare them by eye); the footnote (the first chart's unless given) at the
+    bottom. The caller closes it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = chart if isinstance(chart, list) else [chart]
+    foot_text = panels[0].footnote if footnote is None else footnote
+    foot = textwrap.fill(foot_text, 120) if foot_text else ""
+    n_foot = foot.count("\n") + 1 if foot else 0
+    sizes = [_panel_inches(c, len(c.rows())) for c in panels]
+    height = sum(sum(s) for s in sizes) + 0.1 + 0.13 * n_foot
+    fig = plt.figure(figsize=(WIDTH_IN, height))
+    widest = max((len(label) for c in panels for label in c.rows()), default=10)
+    marks = max((len(p.mark) + 3 for c in panels for p in c.points if p.mark and len(c.series()) == 1), default=0)
+    left = min(0.45, 0.04 + (min(widest, 42) + marks) * 0.0088)
+    top = 0.0
+    for c, (header, plot, axis) in zip(panels, sizes):
+        ax = fig.add_axes((left, 1 - (top + header + plot) / height, 0.97 - left, plot / height))
+        _draw(fig, ax, c, _limits(c), top, height)  # panels on one scale set the same xlim
+        top += header + plot + axis
     if foot:
-        fig.text(0.01, 0.08 / height, foot, fontsize=6.5, color=GREY, va="bottom", ha="left")
-    left = min(0.45, 0.05 + max((len(label) for label in labels), default=10) * 0.0085)
-    fig.subplots_adjust(left=left, right=0.97)
+        fig.text(0.01, 0.06 / height, foot, fontsize=6.5, color=GREY, va="bottom", ha="left")
     return fig
 
 
@@ -195,7 +255,7 @@ def _rc() -> dict[str, Any]:
     return {"svg.fonttype": "none", "svg.hashsalt": "eq-evals", "font.family": "DejaVu Sans"}
 
 
-def svg(chart: Chart) -> str:
+def svg(chart: Chart | list[Chart]) -> str:
     """The chart as an ``<svg>`` element (no XML prolog, no DOCTYPE) for inlining in an HTML page."""
     import matplotlib
 
@@ -211,7 +271,7 @@ def svg(chart: Chart) -> str:
     return text[text.index("<svg") :]
 
 
-def save(chart: Chart, stem: Path, dpi: int = 150) -> list[Path]:
+def save(chart: Chart | list[Chart], stem: Path, dpi: int = 150) -> list[Path]:
     """``<stem>.svg`` and ``<stem>.png``; returns both paths."""
     import matplotlib
 
@@ -229,25 +289,31 @@ def save(chart: Chart, stem: Path, dpi: int = 150) -> list[Path]:
 
 
 def footnote(logs: Iterable[tuple[Any, Any]], judged: bool = True) -> str:
-    """Judge, date and data version of the logs a chart rests on, in one line: the judges (grader and named judge
-    roles), the newest log's date, the dataset versions from the log headers."""
+    """Judge, date and data version of the logs a chart rests on, in one line: the judges (every role but the
+    simulated user), the simulated user, the newest log's date, the dataset versions of the log headers."""
     judges: set[str] = set()
+    users: set[str] = set()
     dates: set[str] = set()
     versions: set[str] = set()
     for log, info in logs:
         for role, model in (getattr(info, "roles", None) or {}).items():
-            if role != "simulated_user":
-                judges |= {m.strip() for m in str(model).split(",") if m.strip()}
+            names = {m.strip() for m in str(model).split(",") if m.strip()}
+            if role == "simulated_user":
+                users |= names
+            else:
+                judges |= names
         created = str(getattr(log.eval, "created", "") or "")[:10]
         if created:
             dates.add(created)
         versions |= set(getattr(info, "datasets", None) or [])
     parts = []
-    if judged:
+    if judged or judges:
         parts.append("judge: " + (", ".join(sorted(judges)) if judges else "none"))
+    if users:
+        parts.append("simulated user: " + ", ".join(sorted(users)))
     if dates:
         parts.append("date: " + (max(dates) if len(dates) == 1 else f"{min(dates)} to {max(dates)}"))
     if versions:
         shown = sorted(versions)
         parts.append("data: " + ", ".join(shown[:3]) + (f" (+{len(shown) - 3} more)" if len(shown) > 3 else ""))
-    return " · ".join(parts) + " · eq-evals"
+    return " · ".join(parts + ["eq-evals"])

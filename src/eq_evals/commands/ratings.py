@@ -32,7 +32,8 @@ def cmd_ratings(args: argparse.Namespace) -> int:
         print(f"eq-evals: {warning}", file=sys.stderr)
     out = Path(args.out)  # a Path, so --out ratings/ does not print ratings//leaderboard.md
     charts = (
-        f"; charts: {out / 'leaderboard.png'} (overall) and {len(result['charts']) - 1} in {out / 'charts'}"
+        f"; charts (SVG and PNG): {out / 'leaderboard.png'} (overall) and "
+        f"{sum(1 for c in result['charts'] if c.startswith('charts/') and c.endswith('.png'))} in {out / 'charts'}"
         if result.get("charts")
         else ""
     )
