@@ -1,5 +1,5 @@
 """``eq-evals heart ...``: HEART's commands. ``heart leaderboard LOGS...`` writes HEART's own leaderboard
-(``heart_leaderboard.{md,csv,json,png}``, and ``heart_strategies.{md,json}`` for ``heart_strategies`` logs) with
+(``heart_leaderboard.{md,csv,json,svg,png}``, and ``heart_strategies.{md,json}`` for ``heart_strategies`` logs) with
 ``eq_evals.heart.leaderboard``, the same files ``eq-evals ratings`` writes for HEART logs (docs/heart.md)."""
 
 from __future__ import annotations
