@@ -26,7 +26,11 @@ def report(benchmark_logs, tmp_path_factory) -> Path:
         out,
         title="Scripted models: a report card",
         bootstrap=50,
-        plan={"models": [], "rows": [], "skipped": [{"benchmark": "longemotion", "reason": "no data", "fix": "hf download"}]},
+        plan={
+            "models": [],
+            "rows": [],
+            "skipped": [{"benchmark": "longemotion", "reason": "no data", "fix": "hf download"}],
+        },
     )
     return paths["html"]
 

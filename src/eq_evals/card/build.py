@@ -299,6 +299,8 @@ def heart_scores(result: Result, routed: dict[str, list]) -> list[Score]:
     heart = result.json.get("heart") or {}
     out = []
     partial = bool(heart.get("partial_logs"))
+    # HEART rates the human reference replies as one more system: the baseline every model is read against
+    refs = [r for r in heart.get("rows", []) if r["model"] in BASELINE_SYSTEMS]
     notes = "; ".join(heart.get("notes", []))
     for row in heart.get("rows", []):
         logs = _logs_of(routed, "heart", model=row["model"]) or _logs_of(routed, "heart")
@@ -323,7 +325,7 @@ def heart_scores(result: Result, routed: dict[str, list]) -> list[Score]:
                 upper=_num(hi),
                 unit="HEART Elo",
                 facet="HEART",
-                baselines={"even record": 1500.0},
+                baselines={"centre": 1500.0, **{f"{r['model']} reply": _num(r["elo"]) for r in refs}},
                 **base,  # type: ignore[arg-type]
             )
         )
@@ -336,7 +338,7 @@ def heart_scores(result: Result, routed: dict[str, list]) -> list[Score]:
                     unit="win rate %",
                     scaled=value,
                     facet="HEART",
-                    baselines={"even record": 50.0},
+                    baselines={"even record": 50.0, **{f"{r['model']} reply": _num(r.get(letter)) for r in refs}},
                     **base,  # type: ignore[arg-type]
                 )
             )

@@ -47,6 +47,9 @@ def profile_chart(card: dict[str, Any]) -> Chart | None:
     """Every score with a 0-100 reading, one row per facet and dimension (and language where the benchmark
     reports languages apart), the models side by side."""
     rows = [s for s in card["scores"] if s.get("scaled") is not None and s["model"] in card["models"]]
+    # a benchmark that reports languages pooled ("all") and apart: the profile shows the pooled number
+    pooled = {(s["benchmark"], s["dimension"], s["model"]) for s in rows if s["language"] == "all"}
+    rows = [s for s in rows if s["language"] == "all" or (s["benchmark"], s["dimension"], s["model"]) not in pooled]
     if not rows:
         return None
 
