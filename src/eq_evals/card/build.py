@@ -134,6 +134,7 @@ def objective_scores(result: Result, routed: dict[str, list]) -> list[Score]:
     out = []
     objective = result.json.get("objective") or {}
     reference = result.json.get("objective_reference") or {}
+    intervals = result.json.get("objective_intervals") or {}
     for language, models in sorted(objective.items()):
         refs = reference.get(language, {})
         for model, dims in models.items():
@@ -142,6 +143,7 @@ def objective_scores(result: Result, routed: dict[str, list]) -> list[Score]:
             for dim, value in dims.items():
                 if dim in ("objective_average", "partial_average", "missing_dimensions", "partial_run"):
                     continue
+                ci = intervals.get(language, {}).get(model, {}).get(dim, {})
                 out.append(
                     Score(
                         benchmark="facet",
@@ -149,8 +151,14 @@ def objective_scores(result: Result, routed: dict[str, list]) -> list[Score]:
                         language=language,
                         model=model,
                         value=_num(value),
+                        lower=_num(ci.get("lower")),
+                        upper=_num(ci.get("upper")),
                         unit="accuracy %",
                         scaled=_num(value),
+                        scaled_lower=_num(ci.get("lower")),
+                        scaled_upper=_num(ci.get("upper")),
+                        n=ci.get("n"),
+                        n_label="scored answers",
                         facet=FACET_OF.get(dim, "objective"),
                         partial=partial,
                         marks=["partial"] if partial else [],

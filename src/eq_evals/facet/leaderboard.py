@@ -18,6 +18,7 @@ from typing import Any
 
 from eq_evals.charts import Chart, Point, save
 from eq_evals.charts import footnote as chart_footnote
+from eq_evals.core.metrics import wilson
 from eq_evals.core.text import fmt
 from eq_evals.ratings import Comparison, delta_z, profile, trueskill_facet
 from eq_evals.sections import Inputs, Result, Section
@@ -121,6 +122,18 @@ def objective_rows(collected: Objective) -> dict[str, dict[str, dict[str, Any]]]
                 dims["partial_average"] = sum(dims[d] for d in present) / len(present) if present else None
                 dims["missing_dimensions"] = missing
     return out
+
+
+def objective_intervals(collected: Objective) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+    """language -> model -> dimension -> {"n", "lower", "upper"}: the 95% Wilson interval of each accuracy (in
+    %, over the scored items and epochs; a half credit counts half), for the report card and the charts."""
+    out: dict[str, dict[str, dict[str, dict[str, Any]]]] = defaultdict(lambda: defaultdict(dict))
+    for (model, language, dimension), entries in collected.scores.items():
+        values = [v[2] for v in entries.values() if not math.isnan(v[2])]
+        if values:
+            _, lo, hi = wilson(sum(values), len(values))
+            out[language][model][dimension] = {"n": len(values), "lower": 100 * lo, "upper": 100 * hi}
+    return {lang: {m: dict(d) for m, d in models.items()} for lang, models in out.items()}
 
 
 REFERENCE_ROWS = {"chance": "reference: chance", "majority": "reference: majority"}
@@ -374,7 +387,9 @@ def build(inputs: Inputs) -> Result:
             "language, sample id and epoch, e.g. facet_objective and a single-dimension task): the newest "
             "log's score was kept."
         )
-    files = save(charts(objective, reference, chart_footnote(inputs.logs, judged=False)), inputs.out_dir / "objective")
+    intervals = objective_intervals(collected)
+    footnote = chart_footnote(inputs.logs, judged=False)
+    files = save(charts(objective, reference, footnote, intervals), inputs.out_dir / "objective")
     return Result(
         markdown=render(objective, reference, crisis, gap),
         json={
@@ -382,6 +397,7 @@ def build(inputs: Inputs) -> Result:
             "objective_reference": reference,
             "crisis_confusion": crisis,
             "gap": gap,
+            "objective_intervals": intervals,
             "objective_charts": [p.name for p in files],
         },
         notes=notes,
@@ -389,7 +405,7 @@ def build(inputs: Inputs) -> Result:
     )
 
 
-def charts(objective: dict, reference: dict, footnote: str = "") -> list[Chart]:
+def charts(objective: dict, reference: dict, footnote: str = "", intervals: dict | None = None) -> list[Chart]:
     """Objective accuracy as bars in the shared chart style (``eq_evals.charts``), per language: the Objective
     Average per model with the chance and majority references, then each dimension's accuracy, models side by
     side. A partial average (dimensions missing) or a row from partial logs is drawn hollow and named."""
@@ -427,9 +443,17 @@ def charts(objective: dict, reference: dict, footnote: str = "") -> list[Chart]:
         out.append(
             Chart(
                 f"FACET objective accuracy per dimension, {language}",
-                "accuracy %",
+                "accuracy %, 95% Wilson interval",
                 [
-                    Point(d.replace("_", " "), v.get(d), series=m, mark="partial" if v.get("partial_run") else "")
+                    Point(
+                        d.replace("_", " "),
+                        v.get(d),
+                        *(lambda ci: (ci.get("lower"), ci.get("upper")))(
+                            (intervals or {}).get(language, {}).get(m, {}).get(d, {})
+                        ),
+                        series=m,
+                        mark="partial" if v.get("partial_run") else "",
+                    )
                     for d in dims
                     for m, v in models.items()
                     if d in v

@@ -580,6 +580,7 @@ def build_section(inputs: Inputs) -> Result:
     return Result(
         markdown="## HEART (Bradley-Terry Elo, whatever --method; also heart_leaderboard.*)\n\n" + md,
         json={"heart": result},
+        files=[inputs.out_dir / name for name in result.get("charts", [])],
     )
 
 
