@@ -30,6 +30,7 @@ from eq_evals.core.text import fmt
 PALETTE = ["#1f4e79", "#c55a11", "#548235", "#7030a0", "#bf9000", "#2e75b6", "#a5243d", "#3b7d7d"]
 WARN = "#9c2b00"
 GREY = "#595959"
+CROWDED = 3  # more models than this on one chart: drawn compact
 WIDTH_IN = 7.2  # one column of a two-column paper at 150 dpi is about 1080 px; the README shows it full width
 
 
@@ -98,7 +99,8 @@ def _panel_inches(chart: Chart, n_rows: int) -> tuple[float, float, float]:
     n_title = textwrap.fill(chart.title, 72).count("\n") + 1
     n_caveat = sum(textwrap.fill("caveat: " + c, 100).count("\n") + 1 for c in chart.caveats)
     header = 0.12 + 0.2 * n_title + 0.16 * n_caveat + (0.28 if n_series > 1 else 0.05)
-    row_h = 0.3 + 0.11 * (n_series - 1) if n_series > 1 else 0.34
+    # several models: offset within a row; more than CROWDED: compact (thin intervals, no value labels)
+    row_h = 0.34 if n_series == 1 else 0.3 + 0.11 * (n_series - 1) if n_series <= CROWDED else 0.5
     plot = max(n_rows, 1) * row_h + 0.3 + 0.12 * len(chart.references)
     return header, plot, 0.5
 
@@ -133,20 +135,30 @@ def _draw(fig: Any, ax: Any, chart: Chart, xlim: tuple[float, float], header_top
                     hatch="//" if hollow else None,
                     zorder=2,
                 )
+            crowded = n_series > CROWDED
             if _finite(p.lower) and _finite(p.upper):
                 ax.hlines(
                     y,
                     p.lower,
                     p.upper,
                     colors=color,
-                    linewidth=4 if chart.kind == "points" else 1.5,
+                    linewidth=1.2 if crowded else 4 if chart.kind == "points" else 1.5,
                     alpha=0.45 if chart.kind == "points" else 0.9,
                     zorder=3,
                 )
             if chart.kind == "points":
                 ax.plot(
-                    p.value, y, "o", markersize=6.5, color=color, markerfacecolor="white" if hollow else color, zorder=4
+                    p.value,
+                    y,
+                    "o",
+                    markersize=4.5 if crowded else 6.5,
+                    color=color,
+                    markerfacecolor="white" if hollow else color,
+                    zorder=4,
+                    clip_on=False,
                 )
+            if crowded:
+                continue  # the numbers are in the tables beside the chart
             text = fmt(p.value, chart.digits) + (f" ({p.mark})" if p.mark else "")
             right = p.upper if _finite(p.upper) else p.value
             if chart.kind == "bars" or n_series > 1:

@@ -213,3 +213,30 @@ def test_cli(benchmark_logs, tmp_path, capsys) -> None:
     printed = capsys.readouterr().out
     assert f"report card: {out / 'report.html'}" in printed
     assert re.search(r"SAGE\s+scored", printed) and re.search(r"FACET\s+not run", printed)
+
+
+def test_longemotion_on_the_card_and_in_ratings(tmp_path) -> None:
+    """LongEmotion logs (on the project's fixtures) are a section of `eq-evals ratings` and the long-context facet
+    of the card, marked as fixtures, not the benchmark."""
+    from inspect_ai import eval as inspect_eval
+
+    for model in ("eq_evals/scripted-le_oracle", "eq_evals/scripted-echo"):
+        inspect_eval(
+            "eq_evals/longemotion_classification",
+            model=model,
+            epochs=1,
+            display="none",
+            task_args={"fixtures": True},
+            log_dir=str(tmp_path / "le"),
+        )
+    result = run([str(tmp_path / "le")], str(tmp_path / "r"), bootstrap=BOOTSTRAP, progress=False)
+    rows = {r["model"]: r for r in result["longemotion"]["rows"]}
+    assert rows["eq_evals/scripted-le_oracle"]["cells"]["EC"]["value"] == pytest.approx(100.0)
+    assert (tmp_path / "r" / "longemotion.svg").is_file() and (tmp_path / "r" / "longemotion.csv").is_file()
+    assert "## LongEmotion" in (tmp_path / "r" / "leaderboard.md").read_text(encoding="utf-8")
+    paths = write_card([str(tmp_path / "le")], tmp_path / "card", bootstrap=BOOTSTRAP)
+    data = json.loads(paths["json"].read_text(encoding="utf-8"))
+    assert {b["benchmark"]: b["status"] for b in data["benchmarks"]}["longemotion"] == "scored"
+    [oracle] = [s for s in data["scores"] if s["model"] == "eq_evals/scripted-le_oracle"]
+    assert oracle["value"] == pytest.approx(100.0) and oracle["facet"] == "long context"
+    assert "fixtures, not LongEmotion data" in oracle["marks"]

@@ -763,7 +763,7 @@ def build_card(
                 "task": info.task,
                 "benchmark": task_benchmark.get(info.task, ""),
                 "model": info.model,
-                "state": info.state,
+                "state": info.state(),
                 "complete": info.complete,
                 "inspect_view": inspect_view(info.path),
             }

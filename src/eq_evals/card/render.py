@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from eq_evals.card.build import BASELINE_SYSTEMS
 from eq_evals.charts import Chart, Point, svg
 from eq_evals.core.text import MISSING, markdown_table
 
@@ -55,7 +56,7 @@ def profile_chart(card: dict[str, Any]) -> Chart | None:
 
     def label(s: dict[str, Any]) -> str:
         lang = f" ({s['language']})" if s["language"] not in ("all", "", "en") or _languages(card, s) > 1 else ""
-        return f"{s['facet']} · {s['dimension']}{lang}"
+        return f"{s['facet']} · {s['dimension'].split(' · ')[-1]}{lang}"
 
     rows.sort(
         key=lambda s: (
@@ -78,7 +79,7 @@ def profile_chart(card: dict[str, Any]) -> Chart | None:
     ]
     return Chart(
         "Profile across the facets of emotional intelligence (0-100; higher is better)",
-        "score on 0-100: accuracy %, win share %, Sentient, PACE x10, LongEmotion rescaled; 95% interval where known",
+        "score on 0-100, 95% interval where known",
         points,
         sort=False,
         xlim=(0.0, 100.0),
@@ -211,6 +212,11 @@ def markdown(card: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _href(card: dict[str, Any], path: str) -> str:
+    """A log as the card links it: relative to the card's folder."""
+    return next((log["href"] for log in card["logs"] if log["path"] == path), path)
+
+
 def _cell(p: Point | None) -> str:
     if p is None or p.value is None:
         return ""
@@ -284,7 +290,7 @@ def usage_cells(r: dict[str, Any]) -> list[str]:
 CSS = """
 :root{--fg:#1d2330;--muted:#5b6475;--line:#dfe3ea;--bg:#f6f7f9;--ok:#2d7a3e;--warn:#a15c00;--off:#7a7f89;--accent:#1f4e79}
 *{box-sizing:border-box}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--fg);margin:0;background:var(--bg)}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans","Noto Sans CJK SC","PingFang SC","Microsoft YaHei",sans-serif;color:var(--fg);margin:0;background:var(--bg)}
 header{background:#fff;border-bottom:1px solid var(--line);padding:18px 28px 10px}
 h1{font-size:22px;margin:0 0 4px}
 h2{font-size:18px;margin:0 0 10px;border-bottom:2px solid var(--accent);padding-bottom:4px}
@@ -299,16 +305,25 @@ section{background:#fff;border:1px solid var(--line);border-radius:6px;padding:1
 .banner{border-left:4px solid var(--warn);background:#fff7e8;padding:8px 12px;margin:8px 0}
 table{border-collapse:collapse;width:100%;margin:6px 0 12px;font-size:13px}
 th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f0f2f5;position:sticky;top:0}
+th{background:#f0f2f5}
+.wide{overflow-x:auto}
+table.scores td.score{min-width:90px}
+.ci{display:block;color:var(--muted);font-size:11px;font-weight:normal}
+a.v{color:var(--fg);text-decoration:none;border-bottom:1px dotted var(--accent)}
+td.note{color:var(--muted);font-size:12px;max-width:360px}
+details.logs{margin:4px 0 12px;font-size:12px}
+details.logs table{font-size:12px}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 code{font:12px ui-monospace,Menlo,Consolas,"DejaVu Sans Mono",monospace;background:#f0f2f5;padding:1px 4px;border-radius:3px}
 .chart{margin:10px 0;overflow-x:auto}
-.chart svg{max-width:100%;height:auto}
+.chart svg{width:100%;max-width:1000px;height:auto}
 .logs{font-size:12px}
 .filters{display:flex;gap:10px;flex-wrap:wrap;align-items:center;margin-bottom:8px}
 .filters label{font-weight:600}
 select,input{font:inherit;padding:3px 6px}
-#items td{max-width:520px}
+#items{table-layout:fixed}
+#items td{overflow-wrap:anywhere}
+#more{margin:6px 0}
 .reply{white-space:pre-wrap;word-break:break-word}
 details summary{cursor:pointer;color:var(--accent)}
 .o-correct,.o-win{color:var(--ok);font-weight:600}.o-incorrect,.o-loss,.o-error{color:#a5243d;font-weight:600}
@@ -321,7 +336,8 @@ JS = """
   const items = card.items, tbody = document.querySelector('#items tbody');
   const fb = document.getElementById('f-benchmark'), fd = document.getElementById('f-dimension');
   const fo = document.getElementById('f-outcome'), ft = document.getElementById('f-text');
-  const count = document.getElementById('items-count'), LIMIT = 400;
+  const count = document.getElementById('items-count'), more = document.getElementById('more');
+  let limit = 100;
   function fill(sel, values){
     const keep = sel.value; sel.length = 1;
     [...new Set(values)].sort().forEach(v => { const o = document.createElement('option'); o.value = v; o.textContent = v; sel.appendChild(o); });
@@ -340,7 +356,7 @@ JS = """
       && (!fo.value || i.outcome === fo.value)
       && (!q || [i.model, i.id, i.reply, i.explanation, i.input].join(' ').toLowerCase().includes(q)));
     tbody.textContent = '';
-    shown.slice(0, LIMIT).forEach(i => {
+    shown.slice(0, limit).forEach(i => {
       const tr = document.createElement('tr'); tr.className = 'item';
       tr.dataset.benchmark = i.benchmark; tr.dataset.outcome = i.outcome;
       cell(tr, i.benchmark); cell(tr, i.dimension + (i.language ? ' (' + i.language + ')' : '')); cell(tr, i.model);
@@ -353,13 +369,16 @@ JS = """
       const ex = cell(tr, '');
       details(ex, 'explanation', i.explanation || i.answer || i.error);
       const lg = cell(tr, '', 'logs'); const a = document.createElement('a');
-      a.href = i.href; a.textContent = i.log.split('/').pop(); lg.appendChild(a);
+      a.href = i.href; a.textContent = 'log'; a.title = i.log.split('/').pop() + (i.partial_log ? ' (partial)' : ''); lg.appendChild(a);
       tbody.appendChild(tr);
     });
-    count.textContent = shown.length + ' of ' + items.length + ' items' + (shown.length > LIMIT ? ' (first ' + LIMIT + ' shown)' : '');
+    count.textContent = shown.length + ' of ' + items.length + ' items' + (shown.length > limit ? ' (first ' + limit + ' shown)' : '');
+    more.hidden = shown.length <= limit;
   }
+  more.addEventListener('click', () => { limit += 100; render(); });
   fill(fb, items.map(i => i.benchmark)); fill(fo, items.map(i => i.outcome));
-  [fb, fd, fo].forEach(s => s.addEventListener('change', render)); ft.addEventListener('input', render);
+  const reset = () => { limit = 100; render(); };
+  [fb, fd, fo].forEach(s => s.addEventListener('change', reset)); ft.addEventListener('input', reset);
   render();
 })();
 """
@@ -389,25 +408,64 @@ def _log_links(s_logs: list[str], card: dict[str, Any]) -> str:
     return "<br>".join(parts)
 
 
-def score_table(scores: list[dict[str, Any]], card: dict[str, Any]) -> str:
-    head = "".join(
-        f"<th>{h}</th>"
-        for h in ["dimension", "lang.", "model", "score", "95% interval", "unit", "baselines", "n", "marks", "log"]
-    )
-    rows = []
-    for s in scores:
-        d = digits(s["unit"])
-        marks = "".join(f'<span class="chip mark">{e(m)}</span>' for m in s.get("marks", []))
-        note = f'<div class="muted">{e(s["note"])}</div>' if s.get("note") else ""
-        n = "" if s.get("n") is None else f"{s['n']} {s.get('n_label', '')}"
-        rows.append(
-            f'<tr class="score" data-benchmark="{e(s["benchmark"])}"><td>{e(s["dimension"])}</td>'
-            f"<td>{e(s['language'])}</td><td>{e(s['model'])}</td>"
-            f'<td class="n"><b>{e(num(s["value"], d))}</b></td><td class="n">{e(interval(s))}</td>'
-            f'<td>{e(s["unit"])}</td><td>{e(baselines(s))}</td><td class="n">{e(n)}</td>'
-            f'<td>{marks}{note}</td><td class="logs">{_log_links(s["logs"], card)}</td></tr>'
+def _cell_html(s: dict[str, Any], card: dict[str, Any]) -> str:
+    """A score as a table cell: the rounded number linking to its log (the ``inspect view`` command in its title),
+    the interval under it, its marks."""
+    by_path = {log["path"]: log for log in card["logs"]}
+    d = digits(s["unit"])
+    log = by_path.get(s["logs"][0]) if s["logs"] else None
+    value = e(num(s["value"], d))
+    if log is not None:
+        title = f"{log['inspect_view']}  ({Path(log['path']).name}" + (
+            f", +{len(s['logs']) - 1} more logs)" if len(s["logs"]) > 1 else ")"
         )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        value = f'<a class="v" href="{e(log["href"])}" title="{e(title)}">{value}</a>'
+    parts = [f"<b>{value}</b>"]
+    if interval(s):
+        parts.append(f'<span class="ci">{e(interval(s))}</span>')
+    if s.get("n") is not None:
+        parts.append(f'<span class="ci">n={e(s["n"])}</span>')
+    parts += [f'<span class="chip mark">{e(m)}</span>' for m in s.get("marks", [])]
+    return f'<td class="n score" data-model="{e(s["model"])}">' + " ".join(parts) + "</td>"
+
+
+def score_table(scores: list[dict[str, Any]], card: dict[str, Any]) -> str:
+    """A benchmark's scores: one row per dimension and language, one column per model (baselines, as HEART's
+    reference replies, in the baselines column), the unit, the baselines and the notes."""
+    models = sorted({s["model"] for s in scores if s["model"] not in BASELINE_SYSTEMS})
+    rows: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for s in scores:
+        rows.setdefault((s["dimension"], s["language"]), {})[s["model"]] = s
+    head = "<th>dimension</th><th>lang.</th>" + "".join(f"<th>{e(m)}</th>" for m in models)
+    head += "<th>unit</th><th>baselines</th><th>notes</th>"
+    body = []
+    for (dimension, language), by_model in rows.items():
+        first = next(iter(by_model.values()))
+        cells = "".join(
+            _cell_html(by_model[m], card) if m in by_model else '<td class="n muted">·</td>' for m in models
+        )
+        notes = sorted({x["note"] for x in by_model.values() if x.get("note")})
+        body.append(
+            f'<tr class="score" data-benchmark="{e(first["benchmark"])}"><td>{e(dimension)}</td><td>{e(language)}</td>'
+            f"{cells}<td>{e(first['unit'])}</td><td>{e(baselines(first))}</td>"
+            f'<td class="note">{"<br>".join(e(n) for n in notes)}</td></tr>'
+        )
+    return f'<div class="wide"><table class="scores"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+def logs_table(paths: list[str], card: dict[str, Any]) -> str:
+    """The logs behind a benchmark's numbers, each with the command that opens it in Inspect View."""
+    logs = [log for log in card["logs"] if log["path"] in set(paths)]
+    return (
+        '<details class="logs"><summary>'
+        + f"{len(logs)} logs and the <code>inspect view</code> commands that open them</summary><table>"
+        + "".join(
+            f'<tr><td><a href="{e(log["href"])}">{e(Path(log["path"]).name)}</a></td><td>{e(log["task"])}</td>'
+            f"<td>{e(log['model'])}</td><td>{e(log['state'])}</td><td><code>{e(log['inspect_view'])}</code></td></tr>"
+            for log in logs
+        )
+        + "</table></details>"
+    )
 
 
 def page(card: dict[str, Any], out_dir: Path) -> str:
@@ -468,6 +526,7 @@ def page(card: dict[str, Any], out_dir: Path) -> str:
             )
             continue
         parts.append(score_table(scores, card))
+        parts.append(logs_table(b["logs"], card))
         others = []
         for rel in b["charts"]:
             if "/charts/" in f"/{rel}" or rel in inlined:
@@ -529,9 +588,11 @@ def page(card: dict[str, Any], out_dir: Path) -> str:
         '<label for="f-outcome">outcome</label><select id="f-outcome"><option value="">all</option></select>'
         '<label for="f-text">search</label><input id="f-text" type="search" placeholder="model, id, text">'
         '<span id="items-count" class="muted"></span></div>'
-        '<table id="items"><thead><tr><th>benchmark</th><th>dimension</th><th>model</th><th>item</th>'
+        '<table id="items"><colgroup><col style="width:7%"><col style="width:12%"><col style="width:13%">'
+        '<col style="width:11%"><col style="width:8%"><col style="width:5%"><col style="width:31%">'
+        '<col style="width:9%"><col style="width:4%"></colgroup><thead><tr><th>benchmark</th><th>dimension</th><th>model</th><th>item</th>'
         "<th>outcome</th><th>score</th><th>reply</th><th>explanation</th><th>log</th></tr></thead><tbody></tbody>"
-        "</table></section>"
+        '</table><button id="more" type="button" hidden>show 100 more</button></section>'
     )
     notes = card["warnings"] + card["notes"] + [f"{k}: {v}" for k, v in card["section_errors"].items()]
     parts.append(
