@@ -93,7 +93,12 @@ def _limits(chart: Chart) -> tuple[float, float]:
     return (0.0 if chart.kind == "bars" and lo >= 0 else lo - pad), hi + pad
 
 
-def _panel_inches(chart: Chart, n_rows: int) -> tuple[float, float, float]:
+def _xlabel(chart: Chart, left: float) -> str:
+    """The x label wrapped to the width of the axes (about 14 characters an inch at its size)."""
+    return textwrap.fill(chart.xlabel, max(30, int((0.97 - left) * WIDTH_IN * 14)))
+
+
+def _panel_inches(chart: Chart, n_rows: int, left: float) -> tuple[float, float, float]:
     """(header, plot, x axis) heights of one panel in inches."""
     n_series = max(len(chart.series()), 1)
     n_title = textwrap.fill(chart.title, 72).count("\n") + 1
@@ -102,10 +107,12 @@ def _panel_inches(chart: Chart, n_rows: int) -> tuple[float, float, float]:
     # several models: offset within a row; more than CROWDED: compact (thin intervals, no value labels)
     row_h = 0.34 if n_series == 1 else 0.3 + 0.11 * (n_series - 1) if n_series <= CROWDED else 0.5
     plot = max(n_rows, 1) * row_h + 0.3 + 0.12 * len(chart.references)
-    return header, plot, 0.5
+    return header, plot, 0.5 + 0.15 * _xlabel(chart, left).count("\n")
 
 
-def _draw(fig: Any, ax: Any, chart: Chart, xlim: tuple[float, float], header_top: float, height: float) -> None:
+def _draw(
+    fig: Any, ax: Any, chart: Chart, xlim: tuple[float, float], header_top: float, height: float, left: float
+) -> None:
     """One panel: rows, intervals or bars, references, its title and caveats above it (``header_top`` in inches
     from the top of the figure)."""
     rows = chart.rows()
@@ -201,8 +208,16 @@ def _draw(fig: Any, ax: Any, chart: Chart, xlim: tuple[float, float], header_top
         labels.append(textwrap.shorten(label, 42, placeholder="…") + "".join(f" ({m})" for m in marks))
     ax.set_yticks([ys[r] for r in rows], labels, fontsize=8)
     ax.set_ylim(-0.6, len(rows) - 0.4 + 0.32 * len(refs))
-    ax.set_xlim(*xlim)
-    ax.set_xlabel(chart.xlabel, fontsize=8.5)
+    if chart.kind == "bars" and n_series <= CROWDED:  # room right of the axis for the labels of full bars
+        from matplotlib.ticker import MaxNLocator
+
+        ticks = [t for t in MaxNLocator(nbins=6).tick_values(*xlim) if xlim[0] - 1e-9 <= t <= xlim[1] + 1e-9]
+        ax.set_xticks(ticks)
+        ax.set_xlim(xlim[0], xlim[1] + 0.08 * span)
+        ax.spines["bottom"].set_bounds(*xlim)
+    else:
+        ax.set_xlim(*xlim)
+    ax.set_xlabel(_xlabel(chart, left), fontsize=8.5)
     ax.tick_params(axis="x", labelsize=8)
     ax.grid(axis="x", alpha=0.3, zorder=0)
     for side in ("top", "right"):
@@ -247,16 +262,16 @@ def figure(chart: Chart | list[Chart], footnote: str | None = None) -> Any:
     foot_text = panels[0].footnote if footnote is None else footnote
     foot = textwrap.fill(foot_text, 120) if foot_text else ""
     n_foot = foot.count("\n") + 1 if foot else 0
-    sizes = [_panel_inches(c, len(c.rows())) for c in panels]
-    height = sum(sum(s) for s in sizes) + 0.1 + 0.13 * n_foot
-    fig = plt.figure(figsize=(WIDTH_IN, height))
     widest = max((len(label) for c in panels for label in c.rows()), default=10)
     marks = max((len(p.mark) + 3 for c in panels for p in c.points if p.mark and len(c.series()) == 1), default=0)
     left = min(0.45, 0.04 + (min(widest, 42) + marks) * 0.0088)
+    sizes = [_panel_inches(c, len(c.rows()), left) for c in panels]
+    height = sum(sum(s) for s in sizes) + 0.1 + 0.13 * n_foot
+    fig = plt.figure(figsize=(WIDTH_IN, height))
     top = 0.0
     for c, (header, plot, axis) in zip(panels, sizes):
         ax = fig.add_axes((left, 1 - (top + header + plot) / height, 0.97 - left, plot / height))
-        _draw(fig, ax, c, _limits(c), top, height)  # panels on one scale set the same xlim
+        _draw(fig, ax, c, _limits(c), top, height, left)  # panels on one scale set the same xlim
         top += header + plot + axis
     if foot:
         fig.text(0.01, 0.06 / height, foot, fontsize=6.5, color=GREY, va="bottom", ha="left")

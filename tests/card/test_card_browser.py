@@ -76,7 +76,7 @@ def test_explorer_filters(report: Path) -> None:
         page.select_option("#f-outcome", "incorrect")
         rows = visible_rows(page)
         wrong = [i for i in data["items"] if i["benchmark"] == "facet" and i["outcome"] == "incorrect"]
-        assert len(rows) == min(len(wrong), 400) > 0
+        assert len(rows) == min(len(wrong), 100) > 0
         assert {(r["benchmark"], r["outcome"]) for r in rows} == {("facet", "incorrect")}
         dims = page.eval_on_selector_all("#f-dimension option", "os => os.map(o => o.value).filter(Boolean)")
         assert "hidden_emotion" in dims and "Sentient" not in " ".join(dims)
@@ -89,7 +89,7 @@ def test_explorer_filters(report: Path) -> None:
             if i["benchmark"] == "facet"
             and "scripted-oracle" in " ".join([i["model"], i["id"], i["reply"], i["explanation"], i["input"]]).lower()
         ]
-        assert len(rows) == min(len(oracle), 400) > 0
+        assert len(rows) == min(len(oracle), 100) > 0
         page.locator("#items tbody tr.item details summary").first.click()
         seen.screenshot("card_explorer_filtered", full_page=False)
         assert not seen.errors, seen.errors

@@ -299,7 +299,7 @@ nav a{margin-right:14px;color:var(--accent);text-decoration:none;font-weight:600
 main{padding:18px 28px;max-width:1500px}
 section{background:#fff;border:1px solid var(--line);border-radius:6px;padding:16px 20px;margin-bottom:18px}
 .meta,.muted{color:var(--muted)}
-.chip{display:inline-block;border-radius:10px;padding:1px 9px;font-size:12px;font-weight:600;color:#fff;margin-right:4px}
+.chip{display:inline-block;white-space:nowrap;border-radius:10px;padding:1px 9px;font-size:12px;font-weight:600;color:#fff;margin-right:4px}
 .chip.ok{background:var(--ok)}.chip.warn{background:var(--warn)}.chip.off{background:var(--off)}
 .chip.mark{background:#fff;color:var(--warn);border:1px solid var(--warn)}
 .banner{border-left:4px solid var(--warn);background:#fff7e8;padding:8px 12px;margin:8px 0}
