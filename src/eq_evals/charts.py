@@ -105,7 +105,7 @@ def _panel_inches(chart: Chart, n_rows: int, left: float) -> tuple[float, float,
     n_caveat = sum(textwrap.fill("caveat: " + c, 100).count("\n") + 1 for c in chart.caveats)
     header = 0.12 + 0.2 * n_title + 0.16 * n_caveat + (0.28 if n_series > 1 else 0.05)
     # several models: offset within a row; more than CROWDED: compact (thin intervals, no value labels)
-    row_h = 0.34 if n_series == 1 else 0.3 + 0.11 * (n_series - 1) if n_series <= CROWDED else 0.5
+    row_h = 0.34 if n_series == 1 else 0.28 + 0.1 * (n_series - 1) if n_series <= CROWDED else 0.5
     plot = max(n_rows, 1) * row_h + 0.3 + 0.12 * len(chart.references)
     return header, plot, 0.5 + 0.15 * _xlabel(chart, left).count("\n")
 
@@ -122,11 +122,19 @@ def _draw(
     ys = {label: len(rows) - 1 - i for i, label in enumerate(rows)}  # first row at the top
     band = 0.56
     # the first series on top within a row
-    offsets = {s: (0.0 if n_series == 1 else band * (0.5 - j / (n_series - 1))) for j, s in enumerate(series)}
+    # within a row, the models present there are spread over the band (one model alone sits on the row's line)
+    present = {
+        label: [x for x in series if any(p.label == label and p.series == x for p in chart.points)] for label in rows
+    }
+    offsets = {
+        (label, x): 0.0 if len(here) == 1 else band * (len(here) - 1) / (n_series - 1) * (0.5 - k / (len(here) - 1))
+        for label, here in present.items()
+        for k, x in enumerate(here)
+    }
     for j, s in enumerate(series):
         color = PALETTE[j % len(PALETTE)]
         for p in (p for p in chart.points if p.series == s):
-            y = ys[p.label] + offsets[s]
+            y = ys[p.label] + offsets[(p.label, s)]
             hollow = bool(p.mark)
             if not _finite(p.value):
                 ax.text(xlim[0] + span * 0.01, y, "unscored", va="center", fontsize=7, color=WARN)
@@ -170,7 +178,7 @@ def _draw(
             right = p.upper if _finite(p.upper) else p.value
             if chart.kind == "bars" or n_series > 1:
                 ax.text(
-                    max(right, p.value) + span * 0.012,
+                    max(right, p.value) + span * 0.02,
                     y,
                     text,
                     va="center",

@@ -460,9 +460,9 @@ def charts(result: dict[str, Any], footnote: str = "") -> list[Chart]:
     comparisons, intervals widened under perfect separation) under the title, partial rows marked."""
     mark = "partial" if result.get("partial_logs") else ""
     elo = Chart(
-        f"HEART Elo (overall, rubric {result.get('rubric')}; {result['n_comparisons']} comparisons)",
+        f"HEART Elo (overall, rubric {result.get('rubric') or 'heart'}; {result.get('n_comparisons', '?')} comparisons)",
         "HEART Elo (Bradley-Terry, 1500-centred), 95% cluster-bootstrap interval",
-        [Point(r["model"], r["elo"], *r["elo_ci_bootstrap"], mark=mark) for r in result["rows"]],
+        [Point(r["model"], r["elo"], *(r.get("elo_ci_bootstrap") or [None, None]), mark=mark) for r in result["rows"]],
         caveats=list(result.get("notes", [])) + (["built from partial logs (--allow-partial)"] if mark else []),
         footnote=footnote,
         digits=0,
