@@ -771,7 +771,9 @@ def build_card(
         ],
         "partial_logs": sorted(selection.partial_paths),
         "warnings": selection.warnings + [w for r in results.values() for w in r.warnings],
-        "notes": [n for r in results.values() for n in r.notes] + route_notes,
+        "notes": [f"plan: {n}" for n in (plan or {}).get("notes", [])]
+        + [n for r in results.values() for n in r.notes]
+        + route_notes,
         "section_errors": errors,
         "sections_markdown": {k: r.markdown for k, r in results.items() if r.markdown},
     }

@@ -533,7 +533,9 @@ def write(
             "comparisons",
             "sweep_rate",
             "partial",
+            "notes",
         ]
+        models = [r["model"] for r in result["rows"]]
         writer = csv.DictWriter(buffer, fieldnames=fields)
         writer.writeheader()
         for r in result["rows"]:
@@ -544,11 +546,15 @@ def write(
                     "elo_upper_asymptotic": r["elo_ci_asymptotic"][1],
                     "elo_lower_bootstrap": r["elo_ci_bootstrap"][0],
                     "elo_upper_bootstrap": r["elo_ci_bootstrap"][1],
+                    # the caveats that concern the row: those naming it, and those naming no system
+                    "notes": "; ".join(
+                        n for n in result["notes"] if r["model"] in n or not any(m in n for m in models)
+                    ),
                 }
             )
         (out / "heart_leaderboard.csv").write_text(buffer.getvalue(), encoding="utf-8")
-        (out / "heart_leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
         result["charts"] = [p.name for p in plot(result, out / "heart_leaderboard.png", footnote)]
+        (out / "heart_leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     if classified:
         strategies = distribution(classified)
         table = render_distribution(strategies)
