@@ -1,5 +1,5 @@
-"""``eq-evals ratings LOGS...``: every leaderboard the logs allow (FACET, SAGE, PACE, HEART), as Markdown, CSV,
-JSON and PNG (docs/pairwise.md, docs/ratings.md)."""
+"""``eq-evals ratings LOGS...``: every leaderboard the logs allow (FACET, LongEmotion, SAGE, PACE, HEART), as Markdown, CSV,
+JSON, SVG and PNG (docs/pairwise.md, docs/ratings.md)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_parser(
         sub,
         "ratings",
-        help="leaderboards (Markdown, CSV, JSON, PNG) from judgment, objective, SAGE, PACE and HEART logs",
+        help="leaderboards (Markdown, CSV, JSON, SVG and PNG charts) from judgment, objective, LongEmotion, SAGE, PACE and HEART logs",
         examples=[
             "eq-evals ratings judged/ objective/ --out ratings/",
             "eq-evals ratings judged/ --method trueskill --out ts/ --quiet",
