@@ -6,8 +6,8 @@ The fixture ``benchmark_logs`` is a :class:`BenchmarkLogs`. Its ``ratings_dir`` 
 ``pace_pairwise`` battles, HEART); the FACET interaction generations that ``facet_pairwise`` judged sit in
 ``generations_dir`` beside it, because ratings refuses generation logs (they are not rateable on their own).
 
-LongEmotion is left out: ``eq-evals ratings`` refuses LongEmotion logs ("neither judgment logs ... nor SAGE
-logs, so they cannot be rated"); its numbers come from ``eq-evals longemotion table`` (docs/longemotion.md).
+LongEmotion is left out: its tasks need LongEmotion's data (the tests that read LongEmotion logs run its tasks on
+the project's fixtures themselves: tests/longemotion/, tests/card/).
 
 Every log is moved, under the file name Inspect gave it, into a folder of its own named after the log's
 stable label (``<task>/<model>``). ``eq-evals ratings`` reads a folder's logs in path order, and Inspect's

@@ -20,6 +20,8 @@ SHARED = [
     "logcheck.py",
     "sections.py",
     "report.py",
+    "charts.py",
+    "card",
     "components.py",
     "engine.py",
     "resources.py",

@@ -44,6 +44,7 @@ def test_the_documented_workflows_have_examples() -> None:
         "longemotion.md",
         "ratings.md",
         "pace-weights.md",
+        "profile.md",
     }
 
 
@@ -81,6 +82,12 @@ def test_example_runs(doc: str, index: int, commands: list[str], tmp_path: Path)
         fitted = json.loads((tmp_path / "weights.json").read_text(encoding="utf-8"))
         assert fitted["source"] == "estimated" and set(fitted["weights"]) == {"P", "A", "C", "E"}
         assert "0.430" in done.stdout  # the paper's weights, printed without data
+    if doc == "profile.md":
+        assert "report card: card/report.html" in done.stdout
+        card = json.loads((tmp_path / "card" / "report.json").read_text(encoding="utf-8"))
+        status = {b["benchmark"]: b["status"] for b in card["benchmarks"]}
+        assert status["facet"] == status["sage"] == "scored" and status["heart"] == "not run"
+        assert (tmp_path / "card" / "report.html").stat().st_size > 0
     if doc == "heart.md":
         assert "| Model | H | E | A | R | T | Overall Win Rate | Elo Rating |" in done.stdout
         assert (tmp_path / "heart-ratings" / "heart_leaderboard.png").stat().st_size > 0

@@ -26,18 +26,15 @@ def test_charts_one_per_table_shared_scale(tmp_path: Path) -> None:
     ]
     tables = build_tables(comps, "bt", 50, 0, progress=False)
     files = plot(tables, tmp_path / "leaderboard.png", "bt")
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in files) == [
-        "charts/en_empathy.png",
-        "charts/en_insight.png",
-        "charts/en_overall.png",
-        "charts/zh_empathy.png",
-        "charts/zh_insight.png",
-        "charts/zh_overall.png",
-        "leaderboard.png",
-    ]
+    stems = ["charts/en_empathy", "charts/en_insight", "charts/en_overall", "charts/zh_empathy", "charts/zh_insight"]
+    stems += ["charts/zh_overall", "leaderboard"]
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in files) == sorted(
+        f"{s}.{ext}" for s in stems for ext in ("png", "svg")
+    )
+    assert "<text" in (tmp_path / "leaderboard.svg").read_text()  # SVG text kept as text (for papers)
     overall = mpimg.imread(tmp_path / "leaderboard.png")
     single = mpimg.imread(tmp_path / "charts" / "en_empathy.png")
-    assert overall.shape[1] == single.shape[1] == 960  # 6.4 in at 150 dpi: a README or paper column
+    assert overall.shape[1] == single.shape[1] == 1080  # 7.2 in at 150 dpi: a README or paper column
     assert overall.shape[0] > single.shape[0]  # one panel per language, stacked
     lo, hi = _chart_limits(tables)
     every = [v for t in tables for r in t.ratings for v in (r.score, r.lower, r.upper) if v is not None]

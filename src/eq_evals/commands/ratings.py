@@ -1,5 +1,5 @@
-"""``eq-evals ratings LOGS...``: every leaderboard the logs allow (FACET, SAGE, PACE, HEART), as Markdown, CSV,
-JSON and PNG (docs/pairwise.md, docs/ratings.md)."""
+"""``eq-evals ratings LOGS...``: every leaderboard the logs allow (FACET, LongEmotion, SAGE, PACE, HEART), as Markdown, CSV,
+JSON, SVG and PNG (docs/pairwise.md, docs/ratings.md)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ def cmd_ratings(args: argparse.Namespace) -> int:
         print(f"eq-evals: {warning}", file=sys.stderr)
     out = Path(args.out)  # a Path, so --out ratings/ does not print ratings//leaderboard.md
     charts = (
-        f"; charts: {out / 'leaderboard.png'} (overall) and {len(result['charts']) - 1} in {out / 'charts'}"
+        f"; charts (SVG and PNG): {out / 'leaderboard.png'} (overall) and "
+        f"{sum(1 for c in result['charts'] if c.startswith('charts/') and c.endswith('.png'))} in {out / 'charts'}"
         if result.get("charts")
         else ""
     )
@@ -44,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_parser(
         sub,
         "ratings",
-        help="leaderboards (Markdown, CSV, JSON, PNG) from judgment, objective, SAGE, PACE and HEART logs",
+        help="leaderboards (Markdown, CSV, JSON, SVG and PNG charts) from judgment, objective, LongEmotion, SAGE, PACE and HEART logs",
         examples=[
             "eq-evals ratings judged/ objective/ --out ratings/",
             "eq-evals ratings judged/ --method trueskill --out ts/ --quiet",

@@ -9,6 +9,18 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, metric
 
 
+def wilson(k: float, n: int, z: float = 1.959963984540054) -> tuple[float | None, float | None, float | None]:
+    """(share, low, high): the 95% Wilson score interval of k successes in n (k may be fractional: a mean of
+    partial credits times n)."""
+    if n <= 0:
+        return None, None, None
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denom
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+
+
 def group_of(score: SampleScore, by: str) -> str:
     """The group of a sample: the value of the metadata field ``by``, or of several fields joined by ``:`` when
     ``by`` names them with commas (``language,dimension`` -> ``en:apparent_emotion``), so a composite group

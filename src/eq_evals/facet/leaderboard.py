@@ -16,6 +16,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from eq_evals.charts import Chart, Point, save
+from eq_evals.charts import footnote as chart_footnote
+from eq_evals.core.metrics import wilson
 from eq_evals.core.text import fmt
 from eq_evals.ratings import Comparison, delta_z, profile, trueskill_facet
 from eq_evals.sections import Inputs, Result, Section
@@ -119,6 +122,18 @@ def objective_rows(collected: Objective) -> dict[str, dict[str, dict[str, Any]]]
                 dims["partial_average"] = sum(dims[d] for d in present) / len(present) if present else None
                 dims["missing_dimensions"] = missing
     return out
+
+
+def objective_intervals(collected: Objective) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+    """language -> model -> dimension -> {"n", "lower", "upper"}: the 95% Wilson interval of each accuracy (in
+    %, over the scored items and epochs; a half credit counts half), for the report card and the charts."""
+    out: dict[str, dict[str, dict[str, dict[str, Any]]]] = defaultdict(lambda: defaultdict(dict))
+    for (model, language, dimension), entries in collected.scores.items():
+        values = [v[2] for v in entries.values() if not math.isnan(v[2])]
+        if values:
+            _, lo, hi = wilson(sum(values), len(values))
+            out[language][model][dimension] = {"n": len(values), "lower": 100 * lo, "upper": 100 * hi}
+    return {lang: {m: dict(d) for m, d in models.items()} for lang, models in out.items()}
 
 
 REFERENCE_ROWS = {"chance": "reference: chance", "majority": "reference: majority"}
@@ -372,11 +387,83 @@ def build(inputs: Inputs) -> Result:
             "language, sample id and epoch, e.g. facet_objective and a single-dimension task): the newest "
             "log's score was kept."
         )
+    intervals = objective_intervals(collected)
+    footnote = chart_footnote(inputs.logs, judged=False)
+    files = save(charts(objective, reference, footnote, intervals), inputs.out_dir / "objective")
     return Result(
         markdown=render(objective, reference, crisis, gap),
-        json={"objective": objective, "objective_reference": reference, "crisis_confusion": crisis, "gap": gap},
+        json={
+            "objective": objective,
+            "objective_reference": reference,
+            "crisis_confusion": crisis,
+            "gap": gap,
+            "objective_intervals": intervals,
+            "objective_charts": [p.name for p in files],
+        },
         notes=notes,
+        files=files,
     )
+
+
+def charts(objective: dict, reference: dict, footnote: str = "", intervals: dict | None = None) -> list[Chart]:
+    """Objective accuracy as bars in the shared chart style (``eq_evals.charts``), per language: the Objective
+    Average per model with the chance and majority references, then each dimension's accuracy, models side by
+    side. A partial average (dimensions missing) or a row from partial logs is drawn hollow and named."""
+    out = []
+    for language, models in sorted(objective.items()):
+        refs = (reference or {}).get(language, {})
+        points, missing = [], []
+        for model, v in models.items():
+            average = v["objective_average"]
+            mark = "partial" if v.get("partial_run") else ""
+            if average is None:
+                average, mark = v.get("partial_average"), "partial average"
+                missing.append(f"{model} lacks {', '.join(v['missing_dimensions'])}")
+            points.append(Point(model, average, mark=mark))
+        caveats = ["partial average (mean of the dimensions present): " + "; ".join(missing)] if missing else []
+        if any(v.get("partial_run") for v in models.values()):
+            caveats.append("some rows are built from partial logs (--allow-partial)")
+        out.append(
+            Chart(
+                f"FACET objective average, {language} (mean of the five dimension accuracies)",
+                "accuracy %",
+                points,
+                kind="bars",
+                caveats=caveats,
+                references={
+                    label.removeprefix("reference: "): r["objective_average"]
+                    for label, r in refs.items()
+                    if r.get("objective_average") is not None
+                },
+                xlim=(0.0, 100.0),
+                footnote=footnote,
+            )
+        )
+        dims = [d for d in OBJECTIVE_DIMENSIONS if any(d in v for v in models.values())]
+        out.append(
+            Chart(
+                f"FACET objective accuracy per dimension, {language}",
+                "accuracy %, 95% Wilson interval",
+                [
+                    Point(
+                        d.replace("_", " "),
+                        v.get(d),
+                        *(lambda ci: (ci.get("lower"), ci.get("upper")))(
+                            (intervals or {}).get(language, {}).get(m, {}).get(d, {})
+                        ),
+                        series=m,
+                        mark="partial" if v.get("partial_run") else "",
+                    )
+                    for d in dims
+                    for m, v in models.items()
+                    if d in v
+                ],
+                kind="bars",
+                sort=False,
+                xlim=(0.0, 100.0),
+            )
+        )
+    return out
 
 
 SECTIONS = [Section(key="facet", title="FACET objective", tasks=frozenset(OBJECTIVE_TASKS), build=build, order=20)]

@@ -1,5 +1,5 @@
 """``eq-evals heart ...``: HEART's commands. ``heart leaderboard LOGS...`` writes HEART's own leaderboard
-(``heart_leaderboard.{md,csv,json,png}``, and ``heart_strategies.{md,json}`` for ``heart_strategies`` logs) with
+(``heart_leaderboard.{md,csv,json,svg,png}``, and ``heart_strategies.{md,json}`` for ``heart_strategies`` logs) with
 ``eq_evals.heart.leaderboard``, the same files ``eq-evals ratings`` writes for HEART logs (docs/heart.md)."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ TASKS = ("heart", "heart_strategies")
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from eq_evals import logcheck
+    from eq_evals.charts import footnote as chart_footnote
     from eq_evals.heart.leaderboard import write
     from eq_evals.judges.card import TASKS as CHECK_TASKS
     from eq_evals.judges.card import cards_from_logs
@@ -31,7 +32,14 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     kept = [(log, info) for log, info in selection.kept if info.task not in CHECK_TASKS]
     out = Path(args.out)
     if kept:
-        md, result = write(kept, out, args.bootstrap, args.seed, partial=sorted(selection.partial_paths))
+        md, result = write(
+            kept,
+            out,
+            args.bootstrap,
+            args.seed,
+            partial=sorted(selection.partial_paths),
+            footnote=chart_footnote(kept),
+        )
         print(md)
         # the judges these numbers rest on: their judge cards, or "judge not checked"
         print(

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eq_evals.charts import Chart, Point, save
+from eq_evals.charts import footnote as chart_footnote
 from eq_evals.core.text import fmt
 from eq_evals.errors import EqEvalsError
 from eq_evals.heart.prompts import CRITERIA, LETTERS
@@ -452,35 +454,47 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
+def charts(result: dict[str, Any], footnote: str = "") -> list[Chart]:
+    """The leaderboard in the shared chart style (``eq_evals.charts``): the Elo with its cluster-bootstrap 95%
+    interval, best first, then the win rates per dimension as bars (50% = an even record); the notes (few
+    comparisons, intervals widened under perfect separation) under the title, partial rows marked."""
+    mark = "partial" if result.get("partial_logs") else ""
+    elo = Chart(
+        f"HEART Elo (overall, rubric {result.get('rubric') or 'heart'}; {result.get('n_comparisons', '?')} comparisons)",
+        "HEART Elo (Bradley-Terry, 1500-centred), 95% cluster-bootstrap interval",
+        [Point(r["model"], r["elo"], *(r.get("elo_ci_bootstrap") or [None, None]), mark=mark) for r in result["rows"]],
+        caveats=list(result.get("notes", [])) + (["built from partial logs (--allow-partial)"] if mark else []),
+        footnote=footnote,
+        digits=0,
+    )
+    rates = Chart(
+        "HEART win rates per dimension (draws count half)",
+        "percent of comparisons won",
+        [
+            Point(name, r.get(key), series=r["model"], mark=mark)
+            for key, name in [*((x, x) for x in LETTERS), ("overall_win_rate", "Overall")]
+            for r in result["rows"]
+        ],
+        kind="bars",
+        references={"even": 50.0},
+        sort=False,
+        xlim=(0.0, 100.0),
+    )
+    return [elo, rates]
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    rows = list(reversed(result["rows"]))
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.4))
-    ys = list(range(len(rows)))
-    for (offset, key, label), color in zip(
-        ((-0.12, "elo_ci_asymptotic", "asymptotic"), (0.12, "elo_ci_bootstrap", "bootstrap")), ("C0", "C1")
-    ):
-        # each interval drawn from its bounds (build() makes every interval contain its estimate)
-        y = [v + offset for v in ys]
-        lo = [r[key][0] if r[key][0] is not None else r["elo"] for r in rows]
-        hi = [r[key][1] if r[key][1] is not None else r["elo"] for r in rows]
-        ax.hlines(y, lo, hi, colors=color)
-        ax.vlines(lo + hi, [v - 0.05 for v in y] * 2, [v + 0.05 for v in y] * 2, colors=color)
-        ax.plot([r["elo"] for r in rows], y, "o", color=color, label=label)
-    ax.set_yticks(ys, [f"{r['model'].split('/')[-1]} ({fmt(r['overall_win_rate'])}%)" for r in rows], fontsize=8)
-    ax.set_xlabel("HEART Elo (95% CI)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def plot(result: dict[str, Any], path: Path, footnote: str = "") -> list[Path]:
+    """``heart_leaderboard.{svg,png}``: :func:`charts` stacked in one figure."""
+    return save(charts(result, footnote), path.with_suffix(""))
 
 
 def write(
-    items: list[Any], out: Path, bootstrap: int = 1000, seed: int = 0, partial: list[str] | None = None
+    items: list[Any],
+    out: Path,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    partial: list[str] | None = None,
+    footnote: str = "",
 ) -> tuple[str, dict[str, Any]]:
     """heart logs -> heart_leaderboard.{md,csv,json,png}; heart_strategies logs -> heart_strategies.{md,json}.
     ``items``: log paths, or (log, LogCheck) pairs that passed the gate. ``partial``: logs kept although not
@@ -519,7 +533,9 @@ def write(
             "comparisons",
             "sweep_rate",
             "partial",
+            "notes",
         ]
+        models = [r["model"] for r in result["rows"]]
         writer = csv.DictWriter(buffer, fieldnames=fields)
         writer.writeheader()
         for r in result["rows"]:
@@ -530,11 +546,15 @@ def write(
                     "elo_upper_asymptotic": r["elo_ci_asymptotic"][1],
                     "elo_lower_bootstrap": r["elo_ci_bootstrap"][0],
                     "elo_upper_bootstrap": r["elo_ci_bootstrap"][1],
+                    # the caveats that concern the row: those naming it, and those naming no system
+                    "notes": "; ".join(
+                        n for n in result["notes"] if r["model"] in n or not any(m in n for m in models)
+                    ),
                 }
             )
         (out / "heart_leaderboard.csv").write_text(buffer.getvalue(), encoding="utf-8")
+        result["charts"] = [p.name for p in plot(result, out / "heart_leaderboard.png", footnote)]
         (out / "heart_leaderboard.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
-        plot(result, out / "heart_leaderboard.png")
     if classified:
         strategies = distribution(classified)
         table = render_distribution(strategies)
@@ -553,12 +573,20 @@ def build_section(inputs: Inputs) -> Result:
     """The HEART section of ``eq-evals ratings`` (HEART's Bradley-Terry Elo whatever --method): the same files as
     ``eq-evals heart leaderboard`` (heart_leaderboard.*), and their Markdown under a heading."""
     partial = sorted(inputs.partial_paths)
-    md, result = write(inputs.logs, inputs.out_dir, inputs.bootstrap, inputs.seed, partial=partial)
+    md, result = write(
+        inputs.logs,
+        inputs.out_dir,
+        inputs.bootstrap,
+        inputs.seed,
+        partial=partial,
+        footnote=chart_footnote(inputs.logs),
+    )
     if not md:
         return Result()
     return Result(
         markdown="## HEART (Bradley-Terry Elo, whatever --method; also heart_leaderboard.*)\n\n" + md,
         json={"heart": result},
+        files=[inputs.out_dir / name for name in result.get("charts", [])],
     )
 
 

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from eq_evals.core.metrics import wilson
 from eq_evals.core.text import family, fmt
 from eq_evals.errors import EqEvalsError
 from eq_evals.judges.pairs import KEY
@@ -149,17 +150,6 @@ ORDER = ("accuracy", "position", "verbosity", "injection", "null", "self_prefere
 
 
 # --------------------------------------------------------------------------------------------- statistics
-
-
-def wilson(k: int, n: int) -> tuple[float | None, float | None, float | None]:
-    """(share, low, high): the 95% Wilson score interval of k successes in n."""
-    if n <= 0:
-        return None, None, None
-    p = k / n
-    denom = 1 + Z * Z / n
-    centre = (p + Z * Z / (2 * n)) / denom
-    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / denom
-    return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
 def paired_difference(pairs: list[tuple[int, int]]) -> tuple[float | None, float | None, float | None]:

@@ -87,8 +87,15 @@ def collect(
     selection = logcheck.gate(
         paths, tasks=set(TASKS), allow_partial=allow_partial, allow_mixed=True, what="eq-evals longemotion table"
     )
+    return collect_logs(selection.kept, selection.warnings, allow_mixed)
+
+
+def collect_logs(
+    kept: list[tuple[Any, logcheck.LogCheck]], gate_warnings: list[str], allow_mixed: bool = False
+) -> tuple[list[Row], list[str]]:
+    """The rows from LongEmotion logs that passed the gate (see :func:`collect`)."""
     by_origin: dict[tuple[str, str], dict[str, list[str]]] = {}
-    for _, info in selection.kept:
+    for _, info in kept:
         by_origin.setdefault((info.task, _origin(info)), {}).setdefault(" | ".join(info.data_versions), []).append(
             info.path
         )
@@ -106,7 +113,7 @@ def collect(
         )
     infos: dict[tuple[str, str, str, str], list[logcheck.LogCheck]] = {}
     rows: dict[tuple[str, str, str], Row] = {}
-    for log, info in selection.kept:
+    for log, info in kept:
         file = info.path
         task = info.task
         method = str(info.task_args.get("method", "base"))
@@ -126,7 +133,7 @@ def collect(
         previous = row.cells.get(column)
         if previous is None or log.eval.created >= logcheck.read(previous.log, header_only=True).eval.created:
             row.cells[column] = cell  # the newest log of a task in a row wins (named in a warning below)
-    warnings = list(selection.warnings)
+    warnings = list(gate_warnings)
     for (task, model, method, data), group in sorted(infos.items()):
         if len(group) > 1:
             warnings.append(

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from eq_evals.charts import Chart, Point, save
+from eq_evals.charts import footnote as chart_footnote
 from eq_evals.core.text import fmt
 from eq_evals.errors import EqEvalsError
 from eq_evals.logcheck import LogCheck
@@ -134,11 +136,38 @@ def build(inputs: Inputs) -> Result:
         for t in tables
         for r in t["rows"]
     ]
+    files = save(charts(tables, chart_footnote(inputs.logs)), inputs.out_dir / "pace")
     return Result(
         markdown="## PACE composite EQ\n\n" + markdown + "\n",
-        json={"pace": tables, "pace_partial_logs": partial},
+        json={"pace": tables, "pace_partial_logs": partial, "pace_charts": [p.name for p in files]},
         csv={"pace.csv": csv_rows},
+        files=files,
     )
+
+
+def charts(tables: list[dict[str, Any]], footnote: str = "") -> list[Chart]:
+    """One panel per table (language and weights) in the shared chart style (``eq_evals.charts``): composite EQ
+    with its 95% paired-bootstrap interval, best first, on the 0-10 scale."""
+    out = []
+    for t in tables:
+        mark = "partial" if t["partial"] else ""
+        caveats = ["built from partial logs (--allow-partial)"] if mark else []
+        gaps = [f"{r['model']}: {r['partial_composites']}" for r in t["rows"] if r.get("partial_composites")]
+        if gaps:
+            caveats.append("replies with a dimension the board left unscored (partial composites): " + ", ".join(gaps))
+        out.append(
+            Chart(
+                f"PACE composite EQ, {t['language']} ({max((r['n_samples'] for r in t['rows']), default=0)} replies"
+                " per model)",
+                "composite EQ (0-10), 95% paired item-bootstrap interval",
+                [Point(r["model"], r["eq"], r["ci_low"], r["ci_high"], mark=mark) for r in t["rows"]],
+                caveats=caveats,
+                footnote=footnote,
+                xlim=(0.0, 10.0),
+                digits=2,
+            )
+        )
+    return out
 
 
 SECTIONS = [Section(key="pace", title="PACE composite EQ", tasks=frozenset({POINTWISE_TASK}), build=build, order=50)]

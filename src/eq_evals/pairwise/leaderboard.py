@@ -23,6 +23,8 @@ from typing import Any, Iterable
 
 from tqdm import tqdm
 
+from eq_evals.charts import Chart, Point, save
+from eq_evals.charts import footnote as chart_footnote
 from eq_evals.core.metrics import metric_key
 from eq_evals.core.text import family, fmt
 from eq_evals.errors import EqEvalsError
@@ -209,6 +211,11 @@ def build_tables(
                 + "): ratings across components are not "
                 "comparable, only within one"
             )
+        separated = separation(comps, models)
+        if separated:
+            notes.append(
+                f"perfect separation ({separated}): those ratings rest on the fit's prior and are bounds, not estimates"
+            )
         fewest = min(sum(1 for c in comps if m in (c.model_a, c.model_b)) for m in models)
         if fewest < MIN_MATCHUPS:
             notes.append(
@@ -244,6 +251,21 @@ def build_tables(
                 if scores:
                     t.dimension_means[r.model] = (sum(scores) / len(scores), len(scores))
     return tables
+
+
+def separation(comps: list[Comparison], models: list[str]) -> str:
+    """The models that won (or lost) every comparison they were in, as "never lost: ...; never won: ...", or ""
+    (the caveat ``bradley_terry`` otherwise only warns about on stderr)."""
+    seen: dict[str, set[float]] = defaultdict(set)
+    for c in comps:
+        seen[c.model_a].add(c.outcome)
+        seen[c.model_b].add(1 - c.outcome)
+    unbeaten = [m for m in models if seen[m] == {1.0}]
+    winless = [m for m in models if seen[m] == {0.0}]
+    parts = ([f"never lost: {', '.join(unbeaten)}"] if unbeaten else []) + (
+        [f"never won: {', '.join(winless)}"] if winless else []
+    )
+    return "; ".join(parts)
 
 
 def containing(ratings: dict[str, Rating]) -> tuple[dict[str, Rating], list[str]]:
@@ -369,74 +391,23 @@ def _chart_limits(tables: list[Table]) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
-def _chart_panel(ax: Any, table: Table, xlim: tuple[float, float], method: str, title: str) -> None:
-    """Models sorted best first (top), a point per rating and a thick 95% interval bar."""
-    rs = list(reversed(table.ratings))  # leaderboard order is best first; y grows upwards
-    ys = list(range(len(rs)))
-    lo_hi = [_interval(r) for r in rs]
-    err = [
-        [r.score - (lo if lo is not None else r.score) for r, (lo, _) in zip(rs, lo_hi)],
-        [(hi if hi is not None else r.score) - r.score for r, (_, hi) in zip(rs, lo_hi)],
-    ]
-    ax.errorbar(
-        [r.score for r in rs],
-        ys,
-        xerr=err,
-        fmt="o",
-        color="#1f4e79",
-        ecolor="#6fa8dc",
-        elinewidth=4,
-        capsize=5,
-        capthick=1.5,
-        markersize=7,
-        zorder=3,
+def _chart(table: Table, method: str, title: str, footnote: str) -> Chart:
+    """A table as a chart in the shared style (``eq_evals.charts``): models best first, a dot per rating and a
+    thick 95% interval bar; the table's notes (few comparisons, disconnected graph, widened intervals) under the
+    title, partial logs marked on the points."""
+    points = [Point(r.model, r.score, *_interval(r), mark="partial" if table.partial else "") for r in table.ratings]
+    caveats = ([table.note] if table.note else []) + (
+        ["built from partial logs (--allow-partial)"] if table.partial else []
     )
-    for y, r in zip(ys, rs):
-        ax.annotate(
-            f"{r.score:.0f}",
-            (r.score, y),
-            textcoords="offset points",
-            xytext=(0, 7),
-            ha="center",
-            fontsize=8,
-            color="#1f4e79",
-        )
-    ax.set_yticks(ys, [r.model.split("/")[-1] for r in rs], fontsize=9)
-    ax.set_ylim(-0.6, len(rs) - 0.4)
-    ax.set_xlim(*xlim)
-    ax.set_xlabel(AXIS_LABELS.get(method, method), fontsize=9)
-    ax.set_ylabel("model (best first)", fontsize=9)
-    ax.grid(axis="x", alpha=0.3)
-    ax.set_title(title + (" (partial logs)" if table.partial else ""), fontsize=10)
+    return Chart(title, AXIS_LABELS.get(method, method), points, caveats=caveats, footnote=footnote, digits=0)
 
 
-def _chart_figure(
-    panels: list[tuple[Table, str]], path: Path, method: str, xlim: tuple[float, float], suptitle: str
-) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    n_models = max(len(t.ratings) for t, _ in panels)
-    # 6.4 in wide (about 960 px at 150 dpi): a README column or one column of a two-column paper; panels stack
-    fig, axes = plt.subplots(len(panels), 1, squeeze=False, figsize=(6.4, len(panels) * (0.42 * n_models + 1.3) + 0.5))
-    for ax, (table, title) in zip(axes[:, 0], panels):
-        _chart_panel(ax, table, xlim, method, title)
-    if suptitle:
-        import textwrap
-
-        fig.suptitle(textwrap.fill(suptitle, 80), fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
-
-
-def plot(tables: list[Table], path: Path, method: str) -> list[Path]:
-    """Charts worth reading (issue 13): ``leaderboard.png`` is the overall figure (one panel per language: the
-    Overall table, or the only dimension rated), and ``charts/<language>_<dimension>.png`` one figure per
-    dimension and language. Every chart shares one x scale, sorts models best first, labels both axes and
-    draws the 95% intervals as thick bars. Returns the files written."""
+def plot(tables: list[Table], path: Path, method: str, footnote: str = "") -> list[Path]:
+    """Charts worth reading (issue 13), in the shared style (``eq_evals.charts``), each as SVG and PNG:
+    ``leaderboard.{svg,png}`` is the overall figure (one panel per language: the Overall table, or the only
+    dimension rated), and ``charts/<language>_<dimension>.{svg,png}`` one figure per dimension and language.
+    Every chart shares one x scale, sorts models best first, labels both axes and draws the 95% intervals as
+    thick bars. Returns the files written."""
     xlim = _chart_limits(tables)
     written = []
     overall = []
@@ -444,23 +415,27 @@ def plot(tables: list[Table], path: Path, method: str) -> list[Path]:
     for task, language in sorted({(t.task, t.language) for t in tables}):
         mine = [t for t in tables if (t.task, t.language) == (task, language)]
         top = next((t for t in mine if t.dimension == "overall"), None) or mine[0]
-        overall.append(
-            (top, f"{task + ' · ' if several else ''}{language} / {top.dimension} ({top.n_comparisons} comparisons)")
+        chart = _chart(
+            top,
+            method,
+            f"{task + ' · ' if several else ''}{language} / {top.dimension} ({top.n_comparisons} comparisons)",
+            footnote,
         )
-    _chart_figure(overall, path, method, xlim, f"Overall ratings: {METHODS[method]}")
-    written.append(path)
+        chart.xlim = xlim
+        overall.append(chart)
+    overall[0].footnote = f"{METHODS[method]} · {footnote}" if footnote else METHODS[method]
+    written += save(overall, path.with_suffix(""))
     charts = path.parent / "charts"
     charts.mkdir(exist_ok=True)
     for t in tables:
-        file = charts / f"{(t.task + '_') if several else ''}{metric_key(t.language, t.dimension)}.png"
-        _chart_figure(
-            [(t, f"{t.task + ' · ' if several else ''}{t.language} / {t.dimension} ({t.n_comparisons} comparisons)")],
-            file,
+        chart = _chart(
+            t,
             method,
-            xlim,
-            t.note,
+            f"{t.task + ' · ' if several else ''}{t.language} / {t.dimension} ({t.n_comparisons} comparisons)",
+            footnote,
         )
-        written.append(file)
+        chart.xlim = xlim
+        written += save(chart, charts / f"{(t.task + '_') if several else ''}{metric_key(t.language, t.dimension)}")
     return written
 
 
@@ -490,7 +465,7 @@ def build(inputs: Inputs) -> Result:
         d["self_family"] = sorted(m for m in judged.judged_models if family(m) == family(judge))
         judges[judge] = d
     rows = rows_for_csv(tables)
-    files = plot(tables, inputs.out_dir / "leaderboard.png", inputs.method)
+    files = plot(tables, inputs.out_dir / "leaderboard.png", inputs.method, chart_footnote(inputs.logs))
     return Result(
         markdown=render_tables(inputs.method, tables, judges),
         json={

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from eq_evals import logcheck
+from eq_evals.charts import Chart, Point, save
+from eq_evals.charts import footnote as chart_footnote
 from eq_evals.core.text import fmt, markdown_table
 from eq_evals.sage.rules import Aggregate, aggregate
 from eq_evals.sections import Inputs, Result, Section
@@ -337,7 +339,43 @@ def build(inputs: Inputs) -> Result:
     )
     data = json.loads(to_json(rows))
     csv_rows = [{k: v for k, v in d.items() if not isinstance(v, (dict, list))} for d in data]
-    return Result(markdown=markdown, json={"sage": data}, csv={"sage.csv": csv_rows}, warnings=rows.warnings)
+    files = save(
+        chart(rows, [n.removeprefix("note: ") for n in notes], chart_footnote(inputs.logs, judged=False)),
+        inputs.out_dir / "sage",
+    )
+    return Result(
+        markdown=markdown,
+        json={"sage": data, "sage_charts": [p.name for p in files]},
+        csv={"sage.csv": csv_rows},
+        warnings=rows.warnings,
+        files=files,
+    )
+
+
+def chart(rows: list[Row], notes: list[str], footnote: str = "") -> Chart:
+    """The leaderboard in the shared chart style (``eq_evals.charts``): Sentient score and its 95% interval per
+    row, best first, on the 0-100 scale; partial and unscored rows marked, the table's notes under the title."""
+    several = len({r.simulator for r in rows}) > 1 or len({r.scenarios for r in rows}) > 1
+    points = [
+        Point(
+            r.model + (f" · {r.simulator.split('/')[-1]} · {r.scenarios}" if several else ""),
+            None if r.n == 0 else r.sentient,
+            None if r.n == 0 else r.ci_low,
+            None if r.n == 0 else r.ci_high,
+            mark="partial" if r.partial else "",
+        )
+        for r in rows
+    ]
+    n = sorted({r.n for r in rows})
+    return Chart(
+        f"SAGE Sentient score ({n[0] if len(n) == 1 else f'{n[0]} to {n[-1]}'} scored dialogues per model)",
+        "Sentient score: mean final emotion of the simulated user (0-100), 95% interval over dialogues",
+        points,
+        caveats=notes
+        + (["some rows are built from partial logs (--allow-partial)"] if any(r.partial for r in rows) else []),
+        footnote=footnote,
+        xlim=(0.0, 100.0),
+    )
 
 
 SECTIONS = [Section(key="sage", title="SAGE", tasks=TASKS, build=build, order=40)]
