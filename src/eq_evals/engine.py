@@ -440,7 +440,7 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
     scorer = [components.SCORERS[n](**substitute(a, params)) for _, n, a in _steps(decl, "scorer")]
     metrics = [components.build_metric(m) for m in spec.metrics] if spec.metrics else None
     components.generate_config(spec.config)
-    return Task(
+    task = Task(
         dataset=dataset,
         solver=solver,
         scorer=scorer or None,
@@ -458,6 +458,11 @@ def build_task(decl: Declaration, **kwargs: Any) -> Task:
             **({"source_run": samples.run_key} if hasattr(samples, "stop_report") else {}),
         },
     )
+    if isinstance(samples, SampleSource) and hasattr(samples, "plan"):
+        # Inspect announces a sample source's task with the count of its first batch ("facet_pairwise (3
+        # samples)") and then writes every batch; its "dataset:" line, printed under that count, says so
+        task.dataset = MemoryDataset(list(task.dataset), name=samples.plan(len(task.dataset)))
+    return task
 
 
 def param_form(p: ParamDecl) -> str:

@@ -12,7 +12,7 @@ import re
 from functools import cache
 from typing import Any
 
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from eq_evals.core.limits import unscored_if_cut
@@ -54,14 +54,10 @@ def style(text: str, language: str, file: str = "facet/style.yaml") -> dict[str,
     }
 
 
-@scorer(
-    metrics={
-        "length": [mean(), stderr()],
-        "bullets": [mean()],
-        "opening_template": [mean()],
-        "closing_template": [mean()],
-    }
-)
+# No metrics: a generation run has no score of its own (its replies are judged later by facet_pairwise), and
+# Inspect View lists a run by its first metric, so a mean reply length would read as one. Each sample's score
+# keeps its statistics (Inspect View's Scoring tab; inspect_ai.analysis.samples_df for a table).
+@scorer(metrics=[])
 def facet_style(lexicon_file: str = "facet/style.yaml") -> Scorer:
     """Length, bullets and template use of an interaction response (descriptive; not a quality score)."""
 

@@ -27,6 +27,7 @@ from inspect_ai.dataset import Sample
 
 from eq_evals.core.text import check_text, read_jsonl
 from eq_evals.errors import DataError, EqEvalsError
+from eq_evals.heart.prompts import history_text
 from eq_evals.resources import resource
 
 RAW_URL = "https://raw.githubusercontent.com/Hippocratic-AI-Research/HEART/{commit}/{path}"
@@ -220,7 +221,6 @@ def release_samples(folder: Path, subset: str = "all") -> list[Sample]:
             samples.append(
                 _sample(
                     sid,
-                    "\n".join(history),
                     {
                         "language": "en",
                         "subset": kind,
@@ -245,14 +245,15 @@ def release_samples(folder: Path, subset: str = "all") -> list[Sample]:
     return samples
 
 
-def _sample(sid: str, text: str, md: dict[str, Any]) -> Sample:
+def _sample(sid: str, md: dict[str, Any]) -> Sample:
+    """The sample of one history: its input is the history with Seeker/Supporter labels (heart.prompts)."""
     md = dict(
         md,
         n_turns=len(md["dialogue_history"]),
         last_speaker=md["speakers"][-1],
         problem_type_norm=str(md["problem_type"]).lower(),
     )
-    return Sample(id=sid, input=text, target=md.get("reference_response") or "", metadata=md)
+    return Sample(id=sid, input=history_text(md), target=md.get("reference_response") or "", metadata=md)
 
 
 def project_rows(path: Path) -> list[tuple[str, int, Any]]:
@@ -311,7 +312,6 @@ def project_samples_from_rows(
         samples.append(
             _sample(
                 row["id"],
-                "\n".join(history),
                 {
                     "language": row["language"],
                     "subset": row["subset"],

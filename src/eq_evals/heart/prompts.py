@@ -64,6 +64,16 @@ def transcript(history: list[str], speakers: list[str], language: str, labels: d
     return "\n".join(fmt.format(speaker=labels[s], text=t) for t, s in zip(history, speakers))
 
 
+def history_text(metadata: dict[str, Any], file: str = PROMPTS_FILE) -> str:
+    """A sample's history one turn per line, each labelled Seeker/Supporter (求助者/支持者): the text the
+    generation prompt embeds and the sample's input, so Inspect View shows who said what."""
+    data = generation_prompts(file)
+    language = metadata.get("language", "en")
+    return transcript(
+        metadata["dialogue_history"], metadata["speakers"], language, data["speakers"][language], data["turn"][language]
+    )
+
+
 def generation_messages(
     metadata: dict[str, Any], prompt_style: str = "release", file: str = PROMPTS_FILE
 ) -> tuple[str, str]:
@@ -73,7 +83,7 @@ def generation_messages(
     if prompt_style not in data["system"]:
         raise EqEvalsError(f"prompt_style={prompt_style!r}: expected one of {sorted(data['system'])}")
     labels = data["speakers"][language]
-    text = transcript(metadata["dialogue_history"], metadata["speakers"], language, labels, data["turn"][language])
+    text = history_text(metadata, file)
     user = data["user"][language].replace("{supporter}", labels["supporter"]).replace("{transcript}", "\x00T")
     return data["system"][prompt_style][language], user.replace("\x00T", text)
 

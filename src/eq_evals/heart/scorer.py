@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 import random
 from functools import cache
 from typing import Any
@@ -29,7 +30,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, span, store_as
 
 from eq_evals.core.limits import unscored_if_cut
-from eq_evals.core.text import family
+from eq_evals.core.text import family, markdown_table
+from eq_evals.core.view import note, short
 from eq_evals.errors import EqEvalsError
 from eq_evals.heart import prompts
 from eq_evals.logcheck import expand_log_paths
@@ -38,6 +40,7 @@ from eq_evals.pairwise.logs import load_generation
 from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump
 
 TASK_VERSION = "1"
+ROUND = 4  # decimals of a sample's values (fractions of judges x orders; the metrics average them)
 ORDERS = ("random", "both", "fixed")
 
 
@@ -178,6 +181,74 @@ def _record(
     }
 
 
+def label_call(
+    candidate: str,
+    opponent: str,
+    judge: str,
+    cand_first: bool,
+    read: dict[str, Any] | None,
+    complete: bool,
+    attempts: int,
+    letters_of: dict[str, str],
+) -> None:
+    """Follow a judge call in the transcript with an INFO block (core/view.py): the judge, the two systems and
+    which was shown first, and the verdict per criterion from the candidate's side (Inspect View draws no span
+    opened in a scorer, so the call itself reads only "Model Call (grader)")."""
+    first, second = (candidate, opponent) if cand_first else (opponent, candidate)
+    verdicts = (read or {}).get("verdicts") or {}
+    names = {letter: key for key, letter in letters_of.items()}
+
+    def said(letter: str) -> tuple[str, str]:
+        v = verdicts.get(letter)
+        if v is None:
+            return "no verdict", ""
+        won = (v[0] == 0) == cand_first
+        return ("wins" if won else "loses"), "+" * v[1]
+
+    rows = [
+        [
+            letter,
+            names.get(letter, letter),
+            (first, second)[v[0]] if (v := verdicts.get(letter)) else "none",
+            *said(letter),
+        ]
+        for letter in prompts.CRITERIA
+    ]
+    outcome, strength = said("overall")
+    verdict = f"{short(candidate)} {outcome} overall {strength}".rstrip() if complete else "no complete verdict"
+    body = markdown_table(["criterion", "rubric key", "favours", short(candidate), "strength"], rows)
+    body += f"\n\nShown as A: {first}; as B: {second}. Judge: {judge}; attempts: {attempts}."
+    if not complete:
+        body += " The reply could not be read in full: the missing criteria are recorded as errors, never as losses."
+    note(f"{short(judge)}: {short(candidate)} vs {short(opponent)}, A={short(first)} → {verdict}", body)
+
+
+def verdict_table(records: list[dict[str, Any]], candidate: str) -> str:
+    """The sample's verdicts as one Markdown table (the score explanation, which Inspect View renders as
+    Markdown): one row per judge call (opponent, judge, order), one column per criterion, each cell the
+    candidate's win or loss with its strength, or the error."""
+    calls: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
+    for r in records:
+        calls.setdefault((r["system_b"], r["judge"], r["order"]), {})[r["criterion"]] = r
+
+    def cell(r: dict[str, Any] | None) -> str:
+        if r is None or r["winner"] is None:
+            return (r or {}).get("error") or "error"
+        return ("win" if r["winner"] == "a" else "loss") + "+" * int(r["strength"] or 0)
+
+    rows = [
+        [
+            short(opp),
+            short(judge) or "(no judge call)",
+            order,
+            *(cell(by.get(c)) for c in ("overall", *prompts.LETTERS)),
+        ]
+        for (opp, judge, order), by in calls.items()
+    ]
+    head = f"{short(candidate)} against each opponent (win/loss from its side, + = strength; order ab = {short(candidate)} shown first)"
+    return head + "\n\n" + markdown_table(["opponent", "judge", "order", "overall", *prompts.LETTERS], rows)
+
+
 def verdicts_from_records(records: list[dict[str, Any]], opponents: list[str]) -> list[PairVerdict]:
     """The sample's judge calls as the project's typed verdict records, one per opponent (the candidate is
     model_a): each call keeps its judge, criterion, shown order, winner and strength; each judge's calls on a
@@ -230,6 +301,7 @@ def verdicts_from_records(records: list[dict[str, Any]], opponents: list[str]) -
 
 @scorer(
     metrics={
+        "vs_reference": [mean(), stderr()],
         "overall": [mean(), stderr()],
         "H": [mean()],
         "E": [mean()],
@@ -257,9 +329,10 @@ def heart_pairwise(
 ) -> Scorer:
     """Judge the candidate's reply against each opponent with the ``grader`` ensemble (see module docstring).
 
-    Value (candidate's view, mean over opponents of the mean over judges and orders): ``overall``, ``H``..``T``
-    (1 = the candidate won the criterion), ``sweep`` (won all five dimensions), ``margin`` (signed overall
-    strength / 5). Judges: the models of the ``grader`` role, or those of the named roles in ``judge_roles``
+    Value (candidate's view, rounded to 4 decimals): ``vs_reference`` (the overall win rate against the reference
+    reply over judges and orders, NaN when the reference was not an opponent: the task's headline), then, as the
+    mean over opponents of the mean over judges and orders, ``overall``, ``H``..``T`` (1 = the candidate won the
+    criterion), ``sweep`` (won all five dimensions), ``margin`` (signed overall strength / 5). Judges: the models of the ``grader`` role, or those of the named roles in ``judge_roles``
     (comma-separated, e.g. ``judge_gpt,judge_claude``, each bound with --model-role). ``prompt_style`` and
     ``source``, when given (the task passes its own), must match those of every opponent log, so replies are only
     compared when generated from the same prompt and histories."""
@@ -321,9 +394,9 @@ def heart_pairwise(
             out = prompts.parse_judgment(r, rubric, judge_file)
             return out if out is not None and all(v is not None for v in out["verdicts"].values()) else None
 
-        async def call(opp_id: str, judge_id: str, system: str, user: str, tag: str) -> tuple[Any, list[str]]:
-            async with span(f"{judge_id}: {candidate} vs {opp_id} ({tag})"):
-                parsed, _, replies, _ = await ask_until_parsed(
+        async def call(opp_id: str, judge_id: str, system: str, user: str, cand_first: bool) -> tuple[Any, list[str]]:
+            async with span(f"{judge_id}: {candidate} vs {opp_id} ({'ab' if cand_first else 'ba'})"):
+                parsed, used, replies, _ = await ask_until_parsed(
                     names[judge_id],
                     [ChatMessageSystem(content=system), ChatMessageUser(content=user)],
                     required(parse),
@@ -331,7 +404,9 @@ def heart_pairwise(
                     config,
                     prompts.retry_note(language, judge_file),
                 )
-                return parsed, replies
+            read = parsed or prompts.parse_judgment(replies[-1] if replies else "", rubric, judge_file)
+            label_call(candidate, opp_id, judge_id, cand_first, read, parsed is not None, used, letters_of)
+            return parsed, replies
 
         plan: list[tuple[str, str, bool, bool, str, str]] = []  # opponent, judge, candidate first, self-judged, prompts
         for opp_id, opp_text in opps:
@@ -357,7 +432,7 @@ def heart_pairwise(
                     system, user = prompts.judge_messages(md, *shown, rubric=rubric, file=judge_file)
                     plan.append((opp_id, judge_id, cand_first, self_judged, system, user))
         # all judge calls of the sample run concurrently; results are read back in plan order
-        results = await asyncio.gather(*(call(o, j, sy, us, "ab" if f else "ba") for o, j, f, _, sy, us in plan))
+        results = await asyncio.gather(*(call(o, j, sy, us, f) for o, j, f, _, sy, us in plan))
         for (opp_id, judge_id, cand_first, self_judged, system, user), (parsed, replies) in zip(plan, results):
             tag = "ab" if cand_first else "ba"
             raw[f"{opp_id}|{judge_id}|{tag}"] = replies
@@ -424,19 +499,18 @@ def heart_pairwise(
                 )
                 / len(complete)
             )
+        # the headline: the overall win rate against the reference reply (HEART paper §4.1), NaN when this
+        # history's reference was not an opponent (adversarial histories have none): Inspect's metrics skip it
+        ref = reference_id(md)
+        value["vs_reference"] = wins["overall"][list(valid).index(ref)] if ref in valid else math.nan
         for c in prompts.CRITERIA:
             value[c] = sum(wins[c]) / len(wins[c])
         value["sweep"] = sum(sweeps) / len(sweeps)
         value["margin"] = sum(margins) / len(margins)
-        lines = []
-        for opp_id in per_opp:
-            overall = [r for r in records if r["system_b"] == opp_id and r["criterion"] == "overall"]
-            shown = ", ".join(
-                f"{'win' if r['winner'] == 'a' else 'loss' if r['winner'] == 'b' else 'error'}"
-                f"{'+' * (r['strength'] or 0)} ({r['judge'] or r['error']}, {r['order']})"
-                for r in overall
-            )
-            lines.append(f"vs {opp_id}: {shown}")
-        return Score(value=value, answer=text, explanation="\n".join(lines), metadata=metadata)
+        # fractions of judges x orders, rounded for reading (Inspect View prints a sample's number in full, e.g.
+        # 0.6666666666666666); the verdict records in the metadata keep every call for the ratings
+        value = {k: v if math.isnan(v) else round(v, ROUND) for k, v in value.items()}
+        explanation = verdict_table(records, candidate)
+        return Score(value=value, answer=text, explanation=explanation, metadata=metadata)
 
     return score

@@ -275,12 +275,17 @@ longemotion_judge.validate_declaration = _validate_judge  # type: ignore[attr-de
 
 
 @metric
-def longemotion_judge_means(group_by: str | None = None, cluster_by: str | None = None) -> Metric:
+def longemotion_judge_means(
+    group_by: str | None = None, cluster_by: str | None = None, criteria: bool = True
+) -> Metric:
     """For dict-valued judge scores: ``score`` (the mean of the per-sample averages), its ``stderr``,
-    the mean of every sub-score over the samples that have it, and, with ``group_by``, the mean
+    with ``criteria`` the mean of every sub-score over the samples that have it, and, with ``group_by``, the mean
     ``score`` per value of that metadata field (e.g. MC checkpoints ``4-1``, Table 4). With ``cluster_by``
     (MC: ``dialogue_id``) the stderr is that of the per-cluster means, since samples sharing a cluster
-    (the checkpoints of one dialogue) are not independent."""
+    (the checkpoints of one dialogue) are not independent. The sub-scores are named by the rubric's criteria
+    ("Consolidating Change Outcomes and Growth Narrative"): as metrics those long names crowd Inspect View's log
+    header over the task's title, so the tasks with long criterion names pass ``criteria=False`` and keep them in
+    each sample's score only."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         sums: dict[str, list[float]] = {}
@@ -306,7 +311,7 @@ def longemotion_judge_means(group_by: str | None = None, cluster_by: str | None 
         if len(units) > 1:
             m = sum(units) / len(units)
             out["stderr"] = math.sqrt(sum((x - m) ** 2 for x in units) / (len(units) - 1) / len(units))
-        for k, vs in sums.items():
+        for k, vs in sums.items() if criteria else ():
             out[k] = sum(vs) / len(vs)
         for k in sorted(groups):
             out[k] = sum(groups[k]) / len(groups[k])

@@ -27,6 +27,7 @@ from typing import Any, Callable
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, get_model, model_roles
 from inspect_ai.util import span
 
+from eq_evals.core.view import note
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.judge import ask_until_parsed
 from eq_evals.ratings.causal_pace import DIMENSIONS, composite_eq, normalize, resolve_weights
@@ -303,7 +304,42 @@ async def call(
             ) from ex
     if result is None:
         problem = f"unparseable after {used} attempt(s): {problem}"
-    return Report(dimension, agent, role, str(model), result, used, problem, replies)
+    report = Report(dimension, agent, role, str(model), result, used, problem, replies)
+    label(report, title, model.role)
+    return report
+
+
+def verdict_text(result: dict[str, Any] | None) -> str:
+    """What a board call concluded, in a few words: ``7/10``, ``A 7/10, B 8/10``, ``EQ 6.50``, ``prefers A``."""
+    if result is None:
+        return "unreadable"
+    if "A" in result and "B" in result:
+        return f"A {result['A']['score']:g}/10, B {result['B']['score']:g}/10"
+    if "eq" in result:
+        return f"EQ {result['eq']:.2f}"
+    if "winner" in result:
+        return "tie" if result["winner"] == "tie" else f"prefers {result['winner']}"
+    return f"{result['score']:g}/10"
+
+
+def label(report: Report, title: str, called_as: str | None = None) -> None:
+    """Follow a board call in the transcript with an INFO block: the agent, what it judged (``title`` names the
+    dimension and, in a battle, the order shown) and its verdict, with the rationale (core/view.py). ``called_as``:
+    the role the model was bound to (``grader`` when the agent's own role is not bound)."""
+    role = report.role if called_as in (None, report.role) else f"{report.role} (unbound: {called_as})"
+    body = (
+        f"{report.agent} (dimension {report.dimension}), role `{role}`, model `{report.model}`, "
+        f"{report.attempts} attempt{'s' if report.attempts != 1 else ''}."
+    )
+    result = report.result or {}
+    for key in ("A", "B"):
+        if isinstance(result.get(key), dict):
+            body += f"\n\n**Reply {key}: {result[key]['score']:g}/10.** {result[key]['rationale']}"
+    if result.get("rationale"):
+        body += f"\n\n{result['rationale']}"
+    if report.result is None:
+        body += f"\n\nNo verdict: {report.problem}"
+    note(f"{title} → {verdict_text(report.result)}", body)
 
 
 async def review(

@@ -10,13 +10,13 @@ import asyncio
 import math
 from typing import Any
 
-from inspect_ai.log import transcript
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span
 
 from eq_evals.core.limits import limit_hit, limit_score, unscored_if_cut
-from eq_evals.core.text import MISSING
+from eq_evals.core.text import MISSING, fmt, markdown_table
+from eq_evals.core.view import note, short
 from eq_evals.errors import EqEvalsError
 from eq_evals.pace import board as pb
 from eq_evals.pairwise.verdict import Judgment, PairVerdict, dump
@@ -74,6 +74,44 @@ def _partial_note(missing: list[str], used: dict[str, float]) -> str:
         f"partial composite: {', '.join(missing)} missing (the agent's reply could not be read), EQ over "
         f"{', '.join(used)} only"
     )
+
+
+def arbitration_note(
+    spec: dict[str, Any],
+    scores: dict[str, dict[str, float | None]],
+    used: dict[str, dict[str, float]],
+    eqs: dict[str, float | None],
+    source: str,
+    title: str,
+) -> None:
+    """The Chief Arbitrator's arithmetic as a short Markdown table in the transcript (core/view.py): per dimension
+    the agent, the weight W̄ used and each reply's score, then EQ = Σ W̄·score; weights and scores rounded (the
+    score metadata keeps them in full). ``scores``/``used``/``eqs`` are keyed by reply (``reply`` pointwise, the
+    two models in a battle)."""
+    replies = list(scores)
+    same = all(used[r] == used[replies[0]] for r in replies)  # different only when a reply lost a dimension
+    name = {r: "" if r == "reply" else f" {short(r)}" for r in replies}
+    header = ["dimension", "agent"] + (["W̄"] if same else [])
+    for r in replies:
+        header += ([] if same else [f"W̄{name[r]}"]) + [f"score{name[r]}"]
+    rows = []
+    for d in DIMENSIONS:
+        if not any(d in scores[r] for r in replies):
+            continue  # an agent dropped from the board
+        row = [d, spec["agents"][d]["agent"]["en"]] + ([fmt(used[replies[0]].get(d), 3)] if same else [])
+        for r in replies:
+            row += ([] if same else [fmt(used[r].get(d), 3)]) + [fmt(scores[r].get(d), 2)]
+        rows.append(row)
+    total = ["**EQ**", "Σ W̄·score"] + (["1.000"] if same else [])
+    for r in replies:
+        total += ([] if same else ["1.000"]) + [f"**{fmt(eqs[r], 2)}**"]
+    body = markdown_table(header, rows + [total])
+    body += f"\n\nWeights: {source}, renormalised over the dimensions present (Causal-PACE Def. 3.2)."
+    for r in replies:
+        lost = [d for d, x in scores[r].items() if x is None]
+        if lost:
+            body += f"\n\n{name[r].strip() or 'The reply'}: {', '.join(lost)} missing (unreadable agent reply), EQ over the others only."
+    note(title, body)
 
 
 def _present(x: Any) -> bool:
@@ -168,14 +206,13 @@ def pace_board(
         }
         async with span("Chief Arbitrator"):
             eq, used, missing = pb.combine(scores, w)
-            transcript().info(
-                {
-                    "chief_arbitrator": "deterministic weighted sum (Causal-PACE Def. 3.2)",
-                    "scores": scores,
-                    "weights_used": used,
-                    "missing": missing,
-                    "eq": eq,
-                }
+            arbitration_note(
+                spec,
+                {"reply": scores},
+                {"reply": used},
+                {"reply": eq},
+                source,
+                f"Chief Arbitrator: EQ = {fmt(eq, 2)} (weighted sum of the agents' scores)",
             )
         metadata.update(missing=missing, weights_used=used, eq_formula=eq)
         if eq is None:
@@ -214,12 +251,34 @@ def pace_board(
     return score
 
 
+def _battle_result(a: str, b: str, eqs: dict[str, float | None], tie_margin: float, ca_mode: str) -> str:
+    """The weighted sums' verdict for the arbitrator's title (an LLM arbitrator may still change the EQs)."""
+    if eqs[a] is None or eqs[b] is None:
+        return ""
+    outcome = _winner(eqs[a], eqs[b], tie_margin)  # type: ignore[arg-type]
+    said = "tie" if outcome == 0.5 else f"{short(a if outcome == 1.0 else b)} wins"
+    return f" → {said}" + (" (before the LLM arbitrator)" if ca_mode == "llm" else "")
+
+
 def _winner(eq_a: float, eq_b: float, tie_margin: float) -> float:
     diff = eq_a - eq_b
     return 1.0 if diff > tie_margin else 0.0 if diff < -tie_margin else 0.5
 
 
-@scorer(metrics={"outcome": [mean()], "eq_diff": [mean()]})
+@metric
+def ties() -> Metric:
+    """The share of battles judged a tie (|EQ_A - EQ_B| <= tie_margin). A battle run's first metric: the winners
+    are read from the verdicts by eq-evals ratings, and model_a's mean outcome would only say how often the model
+    the pairing named first won."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = [s.score.value for s in scores if _present(s.score.value)]
+        return sum(v == 0.5 for v in values) / len(values) if values else math.nan
+
+    return compute
+
+
+@scorer(metrics={"outcome": [ties()]})
 def pace_battle(
     weights: str = "paper",
     drop: str | None = None,
@@ -262,7 +321,7 @@ def pace_battle(
                     attempts,
                     {"query": query, "reply_a": texts[x], "reply_b": texts[y]},
                     pairwise=True,
-                    label=f": A={x}, B={y}",
+                    label=f": A={short(x)}, B={short(y)}",
                     config=config,
                 )
                 for x, y in orders
@@ -308,12 +367,14 @@ def pace_battle(
             lines += [f"missing: {n}" for n in notes]
         eqs = {m: results[m][0] for m in (a, b)}
         async with span("Chief Arbitrator"):
-            transcript().info(
-                {
-                    "chief_arbitrator": "deterministic weighted sum per reply (Causal-PACE Def. 3.2)",
-                    "scores": per_model,
-                    "eq": eqs,
-                }
+            arbitration_note(
+                spec,
+                per_model,
+                {m: results[m][1] for m in (a, b)},
+                dict(eqs),
+                source,
+                f"Chief Arbitrator: EQ {short(a)} = {fmt(eqs[a], 2)}, {short(b)} = {fmt(eqs[b], 2)}"
+                + _battle_result(a, b, eqs, tie_margin, ca_mode),
             )
         if ca_mode == "llm" and all(v is not None for v in eqs.values()):
             metadata["eq_formula"] = dict(eqs)
@@ -337,7 +398,7 @@ def pace_battle(
                     rationales,
                     used,
                     eqs[m],
-                    label=f": {m}",
+                    label=f": {short(m)}",
                     config=config,
                 )
                 metadata.setdefault("arbitrator", {})[m] = ca.as_dict()
@@ -350,7 +411,14 @@ def pace_battle(
             prefs = await asyncio.gather(
                 *(
                     pb.prefer(
-                        spec, language, attempts, query, texts[x], texts[y], label=f": A={x}, B={y}", config=config
+                        spec,
+                        language,
+                        attempts,
+                        query,
+                        texts[x],
+                        texts[y],
+                        label=f": A={short(x)}, B={short(y)}",
+                        config=config,
                     )
                     for x, y in orders
                 )

@@ -31,7 +31,8 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import span
 
 from eq_evals.core.limits import unscored_if_cut
-from eq_evals.core.text import length
+from eq_evals.core.text import length, markdown_table
+from eq_evals.core.view import note, short
 from eq_evals.errors import EqEvalsError
 from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump, has_verdicts, log_verdicts
 from eq_evals.ratings import Verdict
@@ -281,7 +282,42 @@ async def judge_once(
     )
 
 
-@scorer(metrics={"outcome": [mean()], "margin": [mean()], "conflicted": [mean()]})
+def call_title(call: JudgeCall) -> str:
+    """Who judged what, in which order, and the verdict: the title of the call's INFO block in Inspect View."""
+    a, b = (short(m) for m in call.order)
+    said = (
+        f"{call.verdict} ({short(call.winner)})"
+        if call.winner is not None
+        else f"no verdict ({call.error or 'unreadable'}, {call.attempts} attempts)"
+    )
+    return f"{short(call.judge)} judges {call.criterion}: A={a}, B={b} → {said}" + (
+        " [reused]" if call.reused_from else ""
+    )
+
+
+def label_call(call: JudgeCall) -> None:
+    """Follow a judge call in the transcript with an INFO block naming the judge, the criterion, the order shown
+    and the verdict (core/view.py: Inspect View draws no span opened in a scorer)."""
+    rows = [
+        ["judge", call.judge],
+        ["criterion", call.criterion],
+        ["shown as A", call.order[0]],
+        ["shown as B", call.order[1]],
+        ["verdict", call.verdict or "none"],
+        ["favours", call.winner or "none"],
+        ["margin", str(call.margin)],
+        ["attempts", str(call.attempts)],
+    ]
+    body = markdown_table(["", "this call"], rows)
+    if call.reused_from:
+        body += f"\n\nReused from `{call.reused_from}`: no judge call was made."
+    note(call_title(call), body)
+
+
+# The run's metrics describe the judge, not a model: model_a's mean outcome depends only on which contestant the
+# pairing named first, so it is no metric (the ratings come from the verdicts: eq-evals ratings). The first metric,
+# the one Inspect View lists a run by, is the share of matchups whose two orders disagreed.
+@scorer(metrics={"conflicted": [mean()], "margin": [mean()]})
 def pairwise_judge(
     rubrics: str,
     conflict_policy: str = "draw",
@@ -297,7 +333,9 @@ def pairwise_judge(
     carry ``reused_from``. ``cache``: Inspect's model cache for the judge calls that are made.
 
     Value: ``outcome`` for ``model_a`` (1 win, 0 loss, 0.5 draw; mean over judges), ``margin`` and
-    ``conflicted`` (position-inconsistent verdict pairs). Metadata keeps each judge's calls, verdicts and
+    ``conflicted`` (position-inconsistent verdict pairs). Metrics: the mean ``conflicted`` (first: the run's
+    headline in Inspect View) and ``margin``; no mean outcome (it would only say how often the contestant named
+    first won). Metadata keeps each judge's calls, verdicts and
     reasoning for the ratings and the judge diagnostics.
     """
     if conflict_policy not in ("draw", "discard"):
@@ -333,19 +371,11 @@ def pairwise_judge(
                     rubric, dimension, language, md["user_input"], texts[first], texts[second], length_unit
                 )
                 async with span(f"{judge} judges {dimension}: A={first}, B={second}", type="judge"):
-                    calls.append(
-                        await judge_once(
-                            judge,
-                            prompt,
-                            [first, second],
-                            attempts,
-                            config,
-                            language,
-                            earlier,
-                            cache,
-                            criterion=dimension,
-                        )
+                    call = await judge_once(
+                        judge, prompt, [first, second], attempts, config, language, earlier, cache, criterion=dimension
                     )
+                    label_call(call)
+                    calls.append(call)
             record.calls += calls
             record.judgments.append(combine(calls, a, conflict_policy))
         metadata = {"verdicts": dump([record])}

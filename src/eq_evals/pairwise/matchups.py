@@ -73,6 +73,11 @@ class Pool:
         """The data every generation was made on (the log header's ``datasets``), whatever gets paired."""
         return versions_of(r for g in self.by_model.values() for r in g.responses.values())
 
+    def round_robin(self) -> int:
+        """The matchups of round robin: every pair of models on every instance and dimension."""
+        n = len(self.models)
+        return sum(len(self.dimensions[key]) for key in self.instances) * n * (n - 1) // 2
+
     def available(self, key: Instance, model: str) -> bool:
         return key in self.by_model[model].responses
 
@@ -163,6 +168,11 @@ class AdaptiveSource(SampleSource):
     async def sample_complete(self, sample: EvalSample) -> list[Sample] | None:
         self.comparisons += comparisons_from_sample(sample)
         return None
+
+    def plan(self, first: int) -> str:
+        """What Inspect announces as the dataset, short enough for its one-line header: its sample count is the seed
+        round only (``engine.build_task``); the ceiling is round robin."""
+        return f"seed round {first} of at most {self.pool.round_robin()} matchups (adaptive pairing)"
 
     async def next_samples(self) -> list[Sample] | None:
         self.round += 1
@@ -323,6 +333,11 @@ class ActiveSource(SampleSource):
 
     async def next_samples(self) -> list[Sample] | None:
         return self._round() or None
+
+    def plan(self, first: int) -> str:
+        """What Inspect announces as the dataset, short enough for its one-line header: its sample count is the first
+        batch only (``engine.build_task``); the ceiling is the budget, summed over the dimensions."""
+        return f"first batch {first} of at most {sum(self.budget.values())} matchups (active pairing)"
 
     def stop_report(self) -> dict[str, Any]:
         """The stop record of every dimension, for the log's metadata (``stop_hook``); a dimension the run
