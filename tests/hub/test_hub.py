@@ -361,7 +361,8 @@ def test_offline_hub_source_fails_in_seconds_with_advice(tmp_path: Path) -> None
     assert "cannot be reached" in out.stdout, out.stderr
     assert "hf download me/eq-facet --repo-type dataset --revision v1 --local-dir DIR" in out.stdout
     assert "-T source=DIR" in out.stdout
-    assert elapsed < 15, f"took {elapsed:.1f} s"  # interpreter + inspect import included; the probe is 3 s max
+    # no retries with back-off (which take minutes): the probe is 3 s at most; the bound is loose for a busy machine
+    assert elapsed < 60, f"took {elapsed:.1f} s"
 
 
 def test_hf_hub_offline_fails_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
