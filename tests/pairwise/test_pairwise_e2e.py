@@ -29,7 +29,8 @@ def generate(log_dir: Path, task: str = "facet_naturalness", models=MODELS, **ta
     return log_dir
 
 
-def judge(gen: Path, grader, out: Path, **task_args):
+def judge(gen: Path, grader, out: Path, limit: int | None = None, **task_args):
+    """A judging run; ``limit`` judges only the first pairs (Inspect's own sample limit) where a test reads only those."""
     [log] = inspect_eval(
         "eq_evals/facet_pairwise",
         model=None,
@@ -37,6 +38,7 @@ def judge(gen: Path, grader, out: Path, **task_args):
         task_args={"logs": str(gen), "pairing": "round_robin", **task_args},
         log_dir=str(out),
         display="none",
+        limit=limit,
     )
     return log
 
@@ -90,26 +92,29 @@ def test_round_robin_judging_in_both_orders(generations: Path, tmp_path: Path) -
 
 
 def test_position_biased_judge_gives_conflicted_draws(generations: Path, tmp_path: Path) -> None:
-    log = judge(generations, "eq_evals/scripted-judge-first", tmp_path, dimensions="expression_naturalness")
+    log = judge(generations, "eq_evals/scripted-judge-first", tmp_path, limit=30, dimensions="expression_naturalness")
+    assert len(log.samples) == 30
     values = [s.scores["pairwise_judge"].value for s in log.samples]
     assert all(v["outcome"] == 0.5 and v["conflicted"] == 1.0 for v in values)
-    discard = judge(generations, "eq_evals/scripted-judge-first", tmp_path / "d", conflict_policy="discard")
+    discard = judge(generations, "eq_evals/scripted-judge-first", tmp_path / "d", limit=10, conflict_policy="discard")
+    assert len(discard.samples) == 10
     assert all(s.scores["pairwise_judge"].reason == "verdicts_discarded" for s in discard.samples)
 
 
 def test_unparseable_judge_is_retried_then_unscored(generations: Path, tmp_path: Path) -> None:
-    log = judge(generations, "eq_evals/scripted-judge-garbled", tmp_path, attempts=2)
-    for s in log.samples[:5]:
+    log = judge(generations, "eq_evals/scripted-judge-garbled", tmp_path, limit=5, attempts=2)
+    assert len(log.samples) == 5
+    for s in log.samples:
         score = s.scores["pairwise_judge"]
         assert score.reason == "judge_unparseable" and "unparseable reply after 2 attempts" in score.explanation
         assert sum(1 for e in s.events if e.event == "model") == 4  # 2 orders x 2 attempts
-    late = judge(generations, "eq_evals/scripted-judge-late", tmp_path / "late")
+    late = judge(generations, "eq_evals/scripted-judge-late", tmp_path / "late", limit=1)
     [verdict] = sample_verdicts(late.samples[0])
     assert [c.attempts for c in verdict.calls] == [2, 2] and all(c.verdict for c in verdict.calls)
 
 
 def test_judge_panel(generations: Path, tmp_path: Path) -> None:
-    log = judge(generations, ["eq_evals/scripted-judge", "eq_evals/scripted-judge-first"], tmp_path)
+    log = judge(generations, ["eq_evals/scripted-judge", "eq_evals/scripted-judge-first"], tmp_path, limit=2)
     [verdict] = sample_verdicts(log.samples[0])
     assert [j.judge for j in verdict.judgments] == ["eq_evals/scripted-judge", "eq_evals/scripted-judge-first"]
 
