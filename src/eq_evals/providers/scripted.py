@@ -19,7 +19,8 @@ those 1 in N.
 A mode declares options of its own with ``register_mode(name, options=...)`` (FACET's modes take
 ``-M items=PATH``); any other ``-M`` option is an error naming it and the valid ones (a misspelt ``fial_every``
 would otherwise inject nothing, silently).
-Every output carries ``usage``, so Inspect never downloads a tokenizer.
+Every output carries ``usage`` (``core.text.approx_tokens`` of every input message and of the reply), so Inspect
+never downloads a tokenizer.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any, Callable
 
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, ModelOutput, ModelUsage
 
+from eq_evals.core.text import approx_tokens
 from eq_evals.errors import EqEvalsError
 
 
@@ -125,6 +127,8 @@ class Scripted:
         fn = MODES[self.mode]
         text = fn(prompt, self.options, input) if getattr(fn, "wants_messages", False) else fn(prompt, self.options)
         output = ModelOutput.from_content(model=model_name, content=text)
-        tokens_in, tokens_out = len(prompt.split()), len(text.split())
+        # usage as a tokenizer would roughly count it: every input message (system, history, tool output) and the
+        # reply (core.text.approx_tokens), so a profile's plan can be checked against a scripted run
+        tokens_in, tokens_out = sum(approx_tokens(m.text) for m in input), approx_tokens(text)
         output.usage = ModelUsage(input_tokens=tokens_in, output_tokens=tokens_out, total_tokens=tokens_in + tokens_out)
         return output
