@@ -19,10 +19,17 @@ def cmd_profile(args: argparse.Namespace) -> int:
     load_cost_config(args.model_cost_config)
     budget = parse_budget(args.budget)
     opponents = opponent_logs(args.opponents) if args.opponents else {}
-    options = {"longemotion_data": args.longemotion_data}
+    options = {"longemotion_data": args.longemotion_data, "output_tokens": args.output_tokens}
     selected = [b.strip() for b in args.benchmarks.split(",") if b.strip()] if args.benchmarks else None
     plan = make_plan(args.model, args.judge, args.simulated_user, args.preset, selected, options, opponents)
-    print(render(plan))
+    if args.json and args.dry_run:
+        import json
+
+        from eq_evals.profile.plan import totals
+
+        print(json.dumps({**plan.as_dict(), "totals": totals(plan.rows)}, indent=1, ensure_ascii=False))
+    else:
+        print(render(plan))
     if args.dry_run:
         return 0
     if not plan.generate:
@@ -81,6 +88,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="DIR", help="the report card's folder (default: LOG_DIR/card)")
     p.add_argument("--title", help="the report card's title")
     p.add_argument("--dry-run", action="store_true", help="print the plan and make no model call")
+    p.add_argument(
+        "--output-tokens",
+        type=int,
+        metavar="N",
+        help="for the plan: assume every call writes about N tokens (default: a typical length per task and role, "
+        "docs/profile.md); e.g. the mean output of an earlier profile's calls",
+    )
+    p.add_argument("--json", action="store_true", help="with --dry-run: print the plan as JSON (plan.json's fields)")
     p.add_argument(
         "--budget",
         metavar="LIMIT",

@@ -3,25 +3,25 @@ languages, then the interaction replies judged pairwise (both orders) by the jud
 
 from __future__ import annotations
 
-from eq_evals.profile.spec import MODEL, Calls, ProfileTask, capped, text_of, tokens
+from eq_evals.profile.spec import MODEL, Calls, ProfileTask, text_of, tokens
 
 # Typical output per call (tokens): an objective answer is a label in <answer> tags; an interaction reply a few
 # paragraphs; a judge verdict reasons before its JSON (docs/pairwise.md, '2. The judging task').
 ANSWER, REPLY, VERDICT = 30, 300, 350
-RUBRIC = 700  # the pairwise rubric, dimension and length penalty around the two replies (scorers/facet/pairwise.yaml)
+RUBRIC = 1650  # the pairwise rubric, dimension and length penalty around the two replies (scorers/facet/pairwise.yaml)
 
 
 def _objective(sample, ctx):
-    return [Calls(MODEL, 1, tokens(text_of(sample)), capped(ANSWER, ctx.max_tokens))]
+    return [Calls(MODEL, 1, tokens(text_of(sample)), ctx.reply(ANSWER))]
 
 
 def _interaction(sample, ctx):
-    return [Calls(MODEL, 1, tokens(text_of(sample)), capped(REPLY, ctx.max_tokens))]
+    return [Calls(MODEL, 1, tokens(text_of(sample)), ctx.reply(REPLY))]
 
 
 def _pairwise(sample, ctx):
     # per judged dimension and pair of models: the judge in both orders, seeing the prompt and both replies
-    return [Calls("judge", 2, RUBRIC + tokens(text_of(sample)) + 2 * REPLY, VERDICT)]
+    return [Calls("judge", 2, RUBRIC + tokens(text_of(sample)) + 2 * ctx.reply(REPLY), ctx.helper(VERDICT))]
 
 
 PROFILE = [

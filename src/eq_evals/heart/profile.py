@@ -3,20 +3,20 @@ judge against the reference reply, and against the replies of earlier profiles' 
 
 from __future__ import annotations
 
-from eq_evals.profile.spec import MODEL, Calls, ProfileTask, capped, text_of, tokens
+from eq_evals.profile.spec import MODEL, Calls, ProfileTask, text_of, tokens
 
 REPLY, VERDICT = 50, 250  # a supporter turn of at most 40 words; the judge's H/E/A/R/T verdicts
-JUDGE_PROMPT = 700  # the judge's rubric around the history and the two replies
+JUDGE_PROMPT = 1250  # the judge's rubric around the history and the two replies
 
 
 def _heart(sample, ctx):
     history = tokens(text_of(sample))
-    reply = capped(REPLY, ctx.max_tokens)
+    reply = ctx.reply(REPLY)
     has_reference = bool((sample.metadata or {}).get("reference_response"))
     comparisons = int(has_reference) + ctx.opponents
     return [
-        Calls(MODEL, 1, history + 250, reply),
-        Calls("judge", comparisons, JUDGE_PROMPT + history + 2 * reply, VERDICT),
+        Calls(MODEL, 1, history + 300, reply),  # the generation prompt around the history
+        Calls("judge", comparisons, JUDGE_PROMPT + history + 2 * reply, ctx.helper(VERDICT)),
     ]
 
 

@@ -3,16 +3,16 @@
 
 from __future__ import annotations
 
-from eq_evals.profile.spec import MODEL, Calls, ProfileTask, capped, text_of, tokens
+from eq_evals.profile.spec import MODEL, Calls, ProfileTask, text_of, tokens
 
 REPLY, AGENT_REPLY = 250, 150  # a reply to the query; an agent's JSON score with its short rationale
-AGENT_PROMPT = 450  # an agent's rubric around the query and the reply (scorers/pace/)
+AGENT_PROMPT = 280  # an agent's rubric around the query and the reply (scorers/pace/)
 
 
 def _pace(sample, ctx):
     query = tokens(text_of(sample))
-    reply = capped(REPLY, ctx.max_tokens)
-    return [Calls(MODEL, 1, query + 30, reply), Calls("judge", 4, AGENT_PROMPT + query + reply, AGENT_REPLY)]
+    reply = ctx.reply(REPLY)
+    return [Calls(MODEL, 1, query, reply), Calls("judge", 4, AGENT_PROMPT + query + reply, ctx.helper(AGENT_REPLY))]
 
 
 PROFILE = [

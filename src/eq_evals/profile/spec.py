@@ -26,6 +26,15 @@ class Context:
     opponents: int = 0  # earlier logs of the same task the sample is also judged against (HEART)
     options: dict[str, Any] = field(default_factory=dict)
 
+    def reply(self, typical: float) -> float:
+        """Output tokens of a tested model's call: ``--output-tokens`` if given, else ``typical``; at most the
+        task's max_tokens."""
+        return capped(self.options.get("output_tokens") or typical, self.max_tokens)
+
+    def helper(self, typical: float) -> float:
+        """Output tokens of a judge's or simulated user's call (their caps are their own)."""
+        return self.options.get("output_tokens") or typical
+
 
 @dataclass(frozen=True)
 class Calls:

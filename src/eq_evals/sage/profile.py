@@ -7,19 +7,21 @@ from eq_evals.profile.spec import MODEL, Calls, ProfileTask, tokens
 
 REPLY, USER_REPLY, UPDATE = 150, 60, 120  # the model's turn; the user's next message; an emotion update
 TURNS = 10  # the task's max_turns: the plan assumes every dialogue runs to the end (an early end costs less)
-USER_PROMPT = 900  # persona, hidden intention and instructions of the simulated user (solvers/sage/simulator.yaml)
+USER_PROMPT = 960  # persona, hidden intention and instructions of the simulated user (solvers/sage/simulator.yaml)
 
 
 def _sage(sample, ctx):
     meta = sample.metadata or {}
     first = tokens(meta.get("first_talk") or "")
-    turn = REPLY + USER_REPLY
-    # the model sees the dialogue so far: on average half of it, plus its system prompt
-    model_in = 100 + first + turn * (TURNS - 1) / 2
-    user_in = USER_PROMPT + tokens(meta.get("player") or "", meta.get("scene") or "") + turn * TURNS / 2
+    reply, user_reply = ctx.reply(REPLY), ctx.helper(USER_REPLY)
+    turn = reply + user_reply
+    # the model sees its system prompt, the first message and the dialogue so far (on average half of it); the
+    # simulated user its instructions, persona, scene and the dialogue so far
+    model_in = 50 + first + turn * (TURNS - 1) / 2
+    user_in = USER_PROMPT + first + tokens(meta.get("player") or "", meta.get("scene") or "") + turn * (TURNS - 2) / 2
     return [
-        Calls(MODEL, TURNS, model_in, min(REPLY, ctx.max_tokens or REPLY)),
-        Calls("simulated_user", 2 * (TURNS - 1), user_in, (UPDATE + USER_REPLY) / 2),
+        Calls(MODEL, TURNS, model_in, reply),
+        Calls("simulated_user", 2 * (TURNS - 1), user_in, (ctx.helper(UPDATE) + user_reply) / 2),
     ]
 
 
