@@ -4,7 +4,6 @@ with a plan before any call and a report card after (docs/profile.md)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from eq_evals.commands import add_parser

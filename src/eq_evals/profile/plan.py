@@ -43,8 +43,9 @@ def benchmarks(tasks: list[ProfileTask] | None = None) -> list[str]:
 
 def build_task(spec: ProfileTask, options: dict[str, Any], **extra: Any) -> Task:
     """The registered task with the profile's arguments (as ``inspect eval eq_evals/TASK -T ...`` builds it)."""
-    import eq_evals._registry  # noqa: F401  (registers the tasks)
     from inspect_ai._util.registry import registry_lookup
+
+    import eq_evals._registry  # noqa: F401  (registers the tasks)
 
     factory = registry_lookup("task", f"eq_evals/{spec.task}")
     return factory(**{**spec.args, **spec.args_for(options), **extra})
@@ -89,10 +90,9 @@ def load_cost_config(path: str | None) -> None:
     """Register the prices of ``--model-cost-config`` with Inspect (its own file format) so the plan sees them."""
     if not path:
         return
+    import yaml
     from inspect_ai.model._model_data.model_data import ModelCost
     from inspect_ai.model._model_info import ModelInfo, set_model_info
-
-    import yaml
 
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
@@ -227,7 +227,9 @@ def make_plan(
                 )
         if why is not None:
             if not any(s["benchmark"] == spec.benchmark and s["reason"] == why.reason for s in plan.skipped):
-                plan.skipped.append({"benchmark": spec.benchmark, "task": spec.key, "reason": why.reason, "fix": why.fix})
+                plan.skipped.append(
+                    {"benchmark": spec.benchmark, "task": spec.key, "reason": why.reason, "fix": why.fix}
+                )
             continue
         if spec.judges:
             samples = generated[spec.judges]
@@ -296,8 +298,12 @@ def render(plan: Plan) -> str:
         for r in plan.rows
     ]
     t = totals(plan.rows)
-    cost = f"{t['cost_usd']:.4f}" if t["cost_usd"] is not None else f"at least {t['cost_known_usd']:.4f} (some unpriced)"
-    rows.append(["**total**", "", "", "", "", f"{t['calls']:,}", f"{t['input_tokens']:,}", f"{t['output_tokens']:,}", cost])
+    cost = (
+        f"{t['cost_usd']:.4f}" if t["cost_usd"] is not None else f"at least {t['cost_known_usd']:.4f} (some unpriced)"
+    )
+    rows.append(
+        ["**total**", "", "", "", "", f"{t['calls']:,}", f"{t['input_tokens']:,}", f"{t['output_tokens']:,}", cost]
+    )
     lines = [
         f"# Profile plan ({plan.preset} preset)",
         "",

@@ -46,6 +46,13 @@ def parse_budget(value: str | None) -> dict[str, Any]:
         ) from None
 
 
+def _local(location: str) -> str:
+    """A log's path: eval-set names logs it did not run again by a ``file:`` URI."""
+    from urllib.parse import unquote, urlparse
+
+    return unquote(urlparse(location).path) if location.startswith("file:") else location
+
+
 def _header(path: str) -> Any:
     from inspect_ai.log import read_eval_log
 
@@ -130,7 +137,7 @@ def run_profile(
         task = planned.task
         if planned.spec.opponents_arg and opponents.get(planned.spec.key):
             # judged against the reference and the opponents' replies: the task is rebuilt with them
-            extra = {planned.spec.opponents_arg: ",".join(["reference", *opponents[planned.spec.key]])}
+            extra = {planned.spec.opponents_arg: ",".join(["reference", *sorted(opponents[planned.spec.key])])}
             task = subset(build_task(planned.spec, options, **extra), planned.spec, plan.preset)
         tasks.append(task)
     written: list[str] = []
@@ -138,7 +145,7 @@ def run_profile(
     if tasks:
         say(f"profile: phase 1 ({len(tasks)} tasks x {len(plan.models)} models) in {log_dir / GENERATE}")
         ok, logs = _eval_set(tasks, plan.models, log_dir / GENERATE, roles, common)
-        written += [str(log.location) for log in logs]
+        written += [_local(log.location) for log in logs]
         if not ok:
             say(
                 "warning: some tasks of phase 1 did not finish; run the same command again to continue "
@@ -152,14 +159,15 @@ def run_profile(
             for planned in plan.judge_tasks:
                 source = planned.spec.judges or ""
                 gen = [p for p in written if _header(p).eval.task.removeprefix("eq_evals/") == source.split("[")[0]]
-                extra: dict[str, Any] = {"logs": ",".join(gen + opponents.get(source, []))}
+                # sorted: the arguments are part of the task's identity in the eval set, so a rerun finds its log
+                extra: dict[str, Any] = {"logs": ",".join(sorted(gen) + sorted(opponents.get(source, [])))}
                 earlier = opponents.get(planned.spec.task, [])
                 if earlier:
-                    extra["reuse"] = ",".join(earlier)
+                    extra["reuse"] = ",".join(sorted(earlier))
                 judging.append(build_task(planned.spec, options, **extra))
             say(f"profile: phase 2 ({len(judging)} judging tasks) in {log_dir / JUDGE}")
             ok2, logs = _eval_set(judging, "none", log_dir / JUDGE, roles, common)
-            written += [str(log.location) for log in logs]
+            written += [_local(log.location) for log in logs]
             if not ok2:
                 say("warning: pairwise judging did not finish; run the same command again to continue")
     keep = {k for k, v in opponents.items() if not k.endswith(":models") and "[" in k or k in ("heart",)}
@@ -185,8 +193,15 @@ def actual_counts(paths: list[str]) -> list[dict[str, Any]]:
                 key = (task, role, event.model, log.eval.model)
                 row = rows.setdefault(
                     key,
-                    {"task": task, "role": role, "model": event.model, "for_model": log.eval.model, "calls": 0,
-                     "input_tokens": 0, "output_tokens": 0},
+                    {
+                        "task": task,
+                        "role": role,
+                        "model": event.model,
+                        "for_model": log.eval.model,
+                        "calls": 0,
+                        "input_tokens": 0,
+                        "output_tokens": 0,
+                    },
                 )
                 row["calls"] += 1
                 usage = event.output.usage if event.output else None
