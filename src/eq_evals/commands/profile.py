@@ -18,7 +18,11 @@ def cmd_profile(args: argparse.Namespace) -> int:
     load_cost_config(args.model_cost_config)
     budget = parse_budget(args.budget)
     opponents = opponent_logs(args.opponents) if args.opponents else {}
-    options = {"longemotion_data": args.longemotion_data, "output_tokens": args.output_tokens}
+    options = {
+        "longemotion_data": args.longemotion_data,
+        "output_tokens": args.output_tokens,
+        "max_tokens": args.max_tokens,
+    }
     selected = [b.strip() for b in args.benchmarks.split(",") if b.strip()] if args.benchmarks else None
     plan = make_plan(args.model, args.judge, args.simulated_user, args.preset, selected, options, opponents)
     if args.json and args.dry_run:
@@ -35,16 +39,24 @@ def cmd_profile(args: argparse.Namespace) -> int:
         say("error: nothing to run (see 'Not run' above)")
         return 2
     log_dir = Path(args.log_dir)
+    from eq_evals.commands.judge_check import _pairs
+
+    model_args, role_args = _pairs(args.model_arg, "-M"), _pairs(args.role_arg, "-M")
+    runs = len(plan.generate) * len(plan.models)
     common = {
         "display": args.display,
-        "max_tasks": args.max_tasks,
+        "max_tasks": args.max_tasks or max(runs, 1),  # every task at once by default: the slowest sets the pace
         "retry_attempts": args.retry_attempts,
         **({"model_cost_config": args.model_cost_config} if args.model_cost_config else {}),
         **budget,
     }
     if args.max_connections:
         common["max_connections"] = args.max_connections
-    logs = run_profile(plan, log_dir, opponents, options, common)
+    if model_args:
+        common["model_args"] = model_args
+    if args.max_tokens:
+        common["max_tokens"] = args.max_tokens
+    logs = run_profile(plan, log_dir, opponents, options, common, role_args)
     out = Path(args.out) if args.out else log_dir / "card"
     written = write_outputs(plan, log_dir, logs, out, args.title)
     print(f"logs: {log_dir}  (browse them: inspect view --log-dir {log_dir})")
@@ -116,7 +128,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         "small smoke-test fixtures, not the benchmark); default: LONGEMOTION_DATA_DIR, else LongEmotion is not run",
     )
     p.add_argument("--model-cost-config", metavar="FILE", help="model prices (Inspect's YAML/JSON format) for the cost")
-    p.add_argument("--max-tasks", type=int, default=8, help="tasks run at once (default: 8)")
+    p.add_argument(
+        "-M",
+        "--model-arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a model argument for the profiled models (as inspect's -M), e.g. n_threads=1 or delay=0.5",
+    )
+    p.add_argument(
+        "-R",
+        "--role-arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a model argument for the judge and the simulated user, e.g. delay=0.5",
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="the profiled models' output cap for every task (Inspect's --max-tokens; default: each task's own)",
+    )
+    p.add_argument("--max-tasks", type=int, help="task runs at once (default: all of them)")
     p.add_argument("--max-connections", type=int, help="concurrent calls per model (Inspect's default if unset)")
     p.add_argument("--retry-attempts", type=int, default=3, help="eval-set's retries of a failed task (default: 3)")
     p.add_argument(

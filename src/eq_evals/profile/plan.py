@@ -126,6 +126,7 @@ class Plan:
     generate: list[Planned] = field(default_factory=list)
     judge_tasks: list[Planned] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    selection: dict[str, Any] = field(default_factory=dict)  # preset and items, for continuing in the same folder
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -251,7 +252,7 @@ def make_plan(
         generated[spec.key] = samples
         plan.generate.append(Planned(spec, task, len(samples), epochs))
         ctx = Context(
-            max_tokens=task.config.max_tokens,
+            max_tokens=options.get("max_tokens") or task.config.max_tokens,
             judges=1,
             opponents=len(opponents.get(spec.key, [])),
             options=options,

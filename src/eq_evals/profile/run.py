@@ -8,8 +8,9 @@
    of ``--opponents``, reusing the opponents' verdicts, so only the new pairs are judged.
 
 Running the same command again continues: eval-set skips the tasks whose logs are complete and retries the
-others, reusing their finished samples. ``DIR/profile.json`` records what the folder profiles (models, preset,
-items); a command that would profile other items in the same folder is refused.
+others, reusing their finished samples. ``DIR/plan.json`` records what the folder profiles (models, preset,
+items) under ``selection``; a command that would profile other items in the same folder is refused. The plan and,
+after the run, the calls and tokens the logs record are written into the same file.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from eq_evals.profile.plan import Plan, build_task, make_plan, subset, totals
 from eq_evals.profile.spec import MODEL
 
 GENERATE, JUDGE = "generate", "judge"
+ALL = "*"  # every log of --opponents
 
 
 def say(message: str) -> None:
@@ -73,6 +75,7 @@ def opponent_logs(paths: list[str]) -> dict[str, list[str]]:
         out.setdefault(key, []).append(str(path))
         out.setdefault(task, []).append(str(path))
         out.setdefault(f"{key}:models", []).append(header.eval.model)
+        out.setdefault(ALL, []).append(str(path))
     return out
 
 
@@ -85,10 +88,10 @@ def _selection(plan: Plan) -> dict[str, Any]:
 
 def check_folder(log_dir: Path, plan: Plan) -> None:
     """Refuse to continue a profile of other items in the same folder (eval-set would take their logs as done)."""
-    record = log_dir / "profile.json"
+    record = log_dir / "plan.json"
     mine = _selection(plan)
     if record.exists():
-        earlier = json.loads(record.read_text(encoding="utf-8"))
+        earlier = json.loads(record.read_text(encoding="utf-8")).get("selection", {})
         if earlier.get("preset") != mine["preset"] or any(
             earlier.get("items", {}).get(k) not in (None, v) for k, v in mine["items"].items()
         ):
@@ -98,19 +101,37 @@ def check_folder(log_dir: Path, plan: Plan) -> None:
             )
         mine["items"] = {**earlier.get("items", {}), **mine["items"]}
     log_dir.mkdir(parents=True, exist_ok=True)
-    record.write_text(json.dumps(mine, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    plan.selection = mine
+    write_plan(plan, log_dir, [], False)
 
 
-def _roles(plan: Plan, spec_roles: dict[str, str]) -> dict[str, str]:
-    roles: dict[str, str] = {}
-    if plan.judge:
-        roles["grader"] = plan.judge
-    if plan.simulated_user:
-        roles["simulated_user"] = plan.simulated_user
+def write_plan(plan: Plan, log_dir: Path, logs: list[str], finished: bool) -> Path:
+    """plan.json beside the logs: the plan, what the folder profiles and, after the run, the logs and the calls and
+    tokens they record."""
+    record = plan.as_dict()
+    record["totals"] = totals(plan.rows)
+    record["selection"] = plan.selection
+    record["finished"] = finished
+    record["logs"] = logs
+    mine = [p for p in logs if Path(p).resolve().is_relative_to(log_dir.resolve())]
+    record["actual"] = actual_counts(mine) if mine else []
+    path = log_dir / "plan.json"
+    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def _roles(plan: Plan, role_args: dict[str, Any]) -> dict[str, Any]:
+    """The judge as the tasks' ``grader`` role, the simulated user as SAGE's ``simulated_user``."""
+    from inspect_ai.model import get_model
+
+    roles: dict[str, Any] = {}
+    for name, model in (("grader", plan.judge), ("simulated_user", plan.simulated_user)):
+        if model:
+            roles[name] = get_model(model, **role_args) if role_args else model
     return roles
 
 
-def _eval_set(tasks: list, models: Any, log_dir: Path, roles: dict[str, str], common: dict[str, Any]) -> tuple:
+def _eval_set(tasks: list, models: Any, log_dir: Path, roles: dict[str, Any], common: dict[str, Any]) -> tuple:
     from inspect_ai import eval_set
 
     return eval_set(
@@ -128,10 +149,11 @@ def run_profile(
     opponents: dict[str, list[str]],
     options: dict[str, Any],
     common: dict[str, Any],
+    role_args: dict[str, Any] | None = None,
 ) -> list[str]:
     """Run both phases; returns the logs the profile is made of (its own and the opponents' generation logs)."""
     check_folder(log_dir, plan)
-    roles = _roles(plan, {})
+    roles = _roles(plan, role_args or {})
     tasks = []
     for planned in plan.generate:
         task = planned.task
@@ -166,13 +188,16 @@ def run_profile(
                     extra["reuse"] = ",".join(sorted(earlier))
                 judging.append(build_task(planned.spec, options, **extra))
             say(f"profile: phase 2 ({len(judging)} judging tasks) in {log_dir / JUDGE}")
-            ok2, logs = _eval_set(judging, "none", log_dir / JUDGE, roles, common)
+            judge_common = {k: v for k, v in common.items() if k != "model_args"}  # no tested model here
+            ok2, logs = _eval_set(judging, "none", log_dir / JUDGE, roles, judge_common)
             written += [_local(log.location) for log in logs]
             if not ok2:
                 say("warning: pairwise judging did not finish; run the same command again to continue")
-    keep = {k for k, v in opponents.items() if not k.endswith(":models") and "[" in k or k in ("heart",)}
-    theirs = sorted({p for k in keep for p in opponents[k]})
-    return written + [p for p in theirs if p not in written]
+    # the opponents' logs join the card, but not their judging logs of a task judged again here (the new log holds
+    # their verdicts, reused)
+    rejudged = {p for planned in plan.judge_tasks for p in opponents.get(planned.spec.task, [])}
+    theirs = [p for p in opponents.get(ALL, []) if p not in rejudged and p not in written]
+    return written + theirs
 
 
 def actual_counts(paths: list[str]) -> list[dict[str, Any]]:
@@ -213,12 +238,9 @@ def actual_counts(paths: list[str]) -> list[dict[str, Any]]:
 
 def write_outputs(plan: Plan, log_dir: Path, logs: list[str], out: Path, title: str | None) -> dict[str, Any]:
     """plan.json beside the logs (the plan, what the logs record, and the logs), then the report card."""
-    record = plan.as_dict()
-    record["totals"] = totals(plan.rows)
-    record["logs"] = logs
-    record["actual"] = actual_counts([p for p in logs if Path(p).is_relative_to(log_dir)]) if logs else []
-    (log_dir / "plan.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    written: dict[str, Any] = {"plan": log_dir / "plan.json"}
+    path = write_plan(plan, log_dir, logs, True)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    written: dict[str, Any] = {"plan": path}
     try:
         from eq_evals.card import write_card  # type: ignore[import-not-found]
     except ImportError:
