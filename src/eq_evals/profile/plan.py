@@ -227,7 +227,10 @@ def make_plan(
                     "add another --model, or --opponents LOGS with an earlier profile of other models",
                 )
         if why is not None:
-            if not any(s["benchmark"] == spec.benchmark and s["reason"] == why.reason for s in plan.skipped):
+            same = [s for s in plan.skipped if s["benchmark"] == spec.benchmark and s["reason"] == why.reason]
+            if same:  # one entry per benchmark and reason, naming its tasks
+                same[0]["task"] += f", {spec.key}"
+            else:
                 plan.skipped.append(
                     {"benchmark": spec.benchmark, "task": spec.key, "reason": why.reason, "fix": why.fix}
                 )
@@ -299,8 +302,13 @@ def render(plan: Plan) -> str:
         for r in plan.rows
     ]
     t = totals(plan.rows)
+    priced = [r for r in plan.rows if r["cost_usd"] is not None]
     cost = (
-        f"{t['cost_usd']:.4f}" if t["cost_usd"] is not None else f"at least {t['cost_known_usd']:.4f} (some unpriced)"
+        f"{t['cost_usd']:.4f}"
+        if t["cost_usd"] is not None
+        else f"at least {t['cost_known_usd']:.4f} (some prices unknown)"
+        if priced
+        else "prices unknown"
     )
     rows.append(
         ["**total**", "", "", "", "", f"{t['calls']:,}", f"{t['input_tokens']:,}", f"{t['output_tokens']:,}", cost]
