@@ -43,10 +43,10 @@ def test_the_plan_covers_every_benchmark_with_its_roles(capsys, tmp_path: Path) 
     assert {r["benchmark"] for r in plan["rows"]} == FIVE
     assert plan["skipped"] == []
     roles = {(r["task"].split("[")[0], r["role"], r["model"]) for r in plan["rows"]}
-    assert ("facet_pairwise", "judge", S + "jc-honest") in roles
+    assert ("facet_pairwise", "grader", S + "jc-honest") in roles
     assert ("sage", "simulated_user", S + "sage-user") in roles
-    assert ("pace", "judge", S + "jc-honest") in roles
-    assert ("longemotion_summary", "judge", S + "jc-honest") in roles
+    assert ("pace", "grader", S + "jc-honest") in roles
+    assert ("longemotion_summary", "grader", S + "jc-honest") in roles
     assert {r["task"] for r in plan["rows"] if r["benchmark"] == "heart"} == {
         "heart[language=en]",
         "heart[language=zh]",
@@ -89,7 +89,7 @@ def test_presets_and_prices(capsys, tmp_path: Path) -> None:
     assert (q_model["samples"], s_model["samples"]) == (4, 20)  # 2 and 10 items per language
     expected = (q_model["input_tokens"] * 2.0 + q_model["output_tokens"] * 8.0) / 1e6
     assert q_model["cost_usd"] == pytest.approx(expected)
-    [judge] = [r for r in quick["rows"] if r["role"] == "judge"]
+    [judge] = [r for r in quick["rows"] if r["role"] == "grader"]
     assert judge["cost_usd"] is None  # its price is unknown: said, not guessed
 
 

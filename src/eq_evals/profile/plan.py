@@ -23,6 +23,7 @@ from eq_evals.errors import EqEvalsError
 from eq_evals.profile.spec import MODEL, PRESETS, Context, ProfileTask, Unavailable
 
 ROLE_OPTIONS = {"judge": "--judge", "simulated_user": "--simulated-user"}
+ROLE_NAMES = {"judge": "grader"}  # the profile's judge is bound to the tasks' grader role
 
 
 def discover() -> list[ProfileTask]:
@@ -153,7 +154,8 @@ def _add_rows(plan: Plan, spec: ProfileTask, model: str, per_role: dict[str, lis
             {
                 "benchmark": spec.benchmark,
                 "task": spec.key,
-                "role": role,
+                # the role as the task names it (its logs' model roles): the judge is every task's grader
+                "role": spec.role_names.get(role, ROLE_NAMES.get(role, role)),
                 "model": who,
                 "for_model": model,
                 "samples": per_role_samples(spec, plan, role),
@@ -316,8 +318,8 @@ def render(plan: Plan) -> str:
     lines = [
         f"# Profile plan ({plan.preset} preset)",
         "",
-        f"Models: {', '.join(plan.models)}; judge: {plan.judge or 'none'}; simulated user: "
-        f"{plan.simulated_user or 'none'}.",
+        f"Models: {', '.join(plan.models)}; judge (role grader): {plan.judge or 'none'}; simulated user (role "
+        f"simulated_user): {plan.simulated_user or 'none'}.",
         "",
         markdown_table(header, rows),
     ]
