@@ -20,6 +20,7 @@ import contextlib
 import io
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -59,14 +60,36 @@ def quiet(argv: list[str]) -> tuple[int, str]:
     return status, out.getvalue()
 
 
-def single_tasks(root: Path, profile_dir: Path) -> dict[str, float]:
+def cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def phases(profile_dir: Path) -> dict[str, float]:
+    """Wall seconds of each eval set, from its first task's start to its last task's end (the logs' stats)."""
+    from datetime import datetime
+
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    out = {}
+    for phase in ("generate", "judge"):
+        spans = []
+        for info in list_eval_logs(str(profile_dir / phase)):
+            stats = read_eval_log(info.name, header_only=True).stats
+            spans.append((datetime.fromisoformat(stats.started_at), datetime.fromisoformat(stats.completed_at)))
+        if spans:
+            out[phase] = round((max(e for _, e in spans) - min(s for s, _ in spans)).total_seconds(), 1)
+    return out
+
+
+def single_tasks(root: Path, profile_dir: Path) -> tuple[dict[str, float], dict[str, float]]:
     """Wall seconds of each of the profile's tasks run alone (both models, the same items, roles and delay)."""
     options = {"longemotion_data": "fixtures"}
     plan = make_plan(MODELS, JUDGE, USER, "quick", None, options)
     roles = {"grader": get_model(JUDGE, delay=DELAY), "simulated_user": get_model(USER, delay=DELAY)}
-    out = {}
+    out, cpu_s = {}, {}
     for planned in plan.generate:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), cpu()
         logs = inspect_eval(
             planned.task,
             model=MODELS,
@@ -76,17 +99,19 @@ def single_tasks(root: Path, profile_dir: Path) -> dict[str, float]:
             display="none",
         )
         out[planned.spec.key] = round(time.perf_counter() - start, 2)
+        cpu_s[planned.spec.key] = round(cpu() - start_cpu, 2)
         assert all(log.status == "success" for log in logs), planned.spec.key
     for planned in plan.judge_tasks:  # the pairwise judging alone, over the profile's generation logs
         gen = sorted(str(p) for p in (profile_dir / "generate").glob("*facet-interaction*.eval"))
         task = build_task(planned.spec, options, logs=",".join(gen))
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), cpu()
         [log] = inspect_eval(
             task, model="none", model_roles=roles, log_dir=str(root / "alone" / planned.spec.key), display="none"
         )
         out[planned.spec.key] = round(time.perf_counter() - start, 2)
+        cpu_s[planned.spec.key] = round(cpu() - start_cpu, 2)
         assert log.status == "success"
-    return out
+    return out, cpu_s
 
 
 def compare(plan_rows: list[dict], actual: list[dict]) -> dict:
@@ -103,13 +128,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         profile_dir = root / "profile"
-        start = time.perf_counter()
+        import eq_evals.profile.run  # noqa: F401  (imports out of the timing, as for the single tasks)
+
+        start, start_cpu = time.perf_counter(), cpu()
         status, _ = quiet(["profile", *ARGS, *DELAYED, "--log-dir", str(profile_dir)])
-        profile_wall = round(time.perf_counter() - start, 2)
+        profile_wall, profile_cpu = round(time.perf_counter() - start, 2), round(cpu() - start_cpu, 2)
         assert status == 0
         record = json.loads((profile_dir / "plan.json").read_text(encoding="utf-8"))
         actual = actual_counts([p for p in record["logs"]])
-        alone = single_tasks(root, profile_dir)
+        eval_sets = phases(profile_dir)
+        alone, alone_cpu = single_tasks(root, profile_dir)
     longest_task = max(alone, key=alone.get)
     calls = sum(r["calls"] for r in actual)
     mean_out = round(sum(r["output_tokens"] for r in actual) / calls)
@@ -125,9 +153,14 @@ def main() -> int:
         "setting": f"quick profile, 2 scripted models, every call {DELAY} s (models, judge, simulated user), "
         "LongEmotion fixtures",
         "profile_wall_s": profile_wall,
+        "profile_cpu_s": profile_cpu,
+        "eval_set_wall_s": eval_sets,
+        "outside_eval_sets_wall_s": round(profile_wall - sum(eval_sets.values()), 1),
         "single_task_wall_s": alone,
+        "single_task_cpu_s": alone_cpu,
         "longest_single_task": longest_task,
         "ratio_to_longest_task": ratio,
+        "ratio_eval_sets_only": round(sum(eval_sets.values()) / alone[longest_task], 3),
         "target_ratio": TARGET_RATIO,
         "ratio_met": ratio <= TARGET_RATIO,
         "model_calls": calls,

@@ -163,11 +163,13 @@ def run_profile(
             task = subset(build_task(planned.spec, options, **extra), planned.spec, plan.preset)
         tasks.append(task)
     written: list[str] = []
+    task_of: dict[str, str] = {}
     ok = True
     if tasks:
         say(f"profile: phase 1 ({len(tasks)} tasks x {len(plan.models)} models) in {log_dir / GENERATE}")
         ok, logs = _eval_set(tasks, plan.models, log_dir / GENERATE, roles, common)
         written += [_local(log.location) for log in logs]
+        task_of = {_local(log.location): log.eval.task.removeprefix("eq_evals/") for log in logs}
         if not ok:
             say(
                 "warning: some tasks of phase 1 did not finish; run the same command again to continue "
@@ -180,7 +182,7 @@ def run_profile(
             judging = []
             for planned in plan.judge_tasks:
                 source = planned.spec.judges or ""
-                gen = [p for p in written if _header(p).eval.task.removeprefix("eq_evals/") == source.split("[")[0]]
+                gen = [p for p in written if task_of.get(p) == source.split("[")[0]]
                 # sorted: the arguments are part of the task's identity in the eval set, so a rerun finds its log
                 extra: dict[str, Any] = {"logs": ",".join(sorted(gen) + sorted(opponents.get(source, [])))}
                 earlier = opponents.get(planned.spec.task, [])
