@@ -132,15 +132,26 @@ def _roles(plan: Plan, role_args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _eval_set(tasks: list, models: Any, log_dir: Path, roles: dict[str, Any], common: dict[str, Any]) -> tuple:
-    from inspect_ai import eval_set
+    import re
 
-    return eval_set(
-        tasks,
-        model=models,
-        model_roles=roles or None,  # type: ignore[arg-type]
-        log_dir=str(log_dir),
-        **common,
-    )
+    from inspect_ai import eval_set
+    from inspect_ai._util.error import PrerequisiteError
+
+    try:
+        return eval_set(
+            tasks,
+            model=models,
+            model_roles=roles or None,  # type: ignore[arg-type]
+            log_dir=str(log_dir),
+            **common,
+        )
+    except PrerequisiteError as ex:  # e.g. logs of other tasks or options in the folder
+        message = re.sub(r"\[/?bold\]", "", str(ex)).replace("ERROR: ", "").strip()
+        raise EqEvalsError(
+            f"{log_dir}: {message}\nA profile's folder holds the logs of one set of models' tasks with one set of "
+            "options (benchmarks, judge, simulated user, --opponents, --budget, -M): run the same command as before "
+            "to continue it, or use another --log-dir."
+        ) from None
 
 
 def run_profile(
