@@ -47,10 +47,12 @@ def test_the_plan_covers_every_benchmark_with_its_roles(capsys, tmp_path: Path) 
     assert ("sage", "simulated_user", S + "sage-user") in roles
     assert ("pace", "grader", S + "jc-honest") in roles
     assert ("longemotion_summary", "grader", S + "jc-honest") in roles
-    assert {r["task"] for r in plan["rows"] if r["benchmark"] == "heart"} == {
-        "heart[language=en]",
-        "heart[language=zh]",
-    }
+    heart = {r["task"] for r in plan["rows_by_model"] if r["benchmark"] == "heart"}
+    assert heart == {"heart[language=en]", "heart[language=zh]"}
+    # plan.json's rows as the logs count them: one grader row per task, for both profiled models together
+    [pace_judge] = [r for r in plan["rows"] if r["task"] == "pace" and r["role"] == "grader"]
+    by_model = [r for r in plan["rows_by_model"] if r["task"].startswith("pace") and r["role"] == "grader"]
+    assert len(by_model) == 2 and pace_judge["calls"] == sum(r["calls"] for r in by_model)
     # quick preset: a few items per language and dimension, one epoch
     objective = [r for r in plan["rows"] if r["task"].startswith("facet_objective") and r["model"] == S + "all-good"]
     assert objective[0]["samples"] == 20 and objective[0]["calls"] == 20  # 2 x 5 dimensions x 2 languages
@@ -151,3 +153,45 @@ def test_opponents_add_a_model_and_judge_only_the_new_pairs(capsys, tmp_path: Pa
     assert calls == pairwise["calls"] > 0
     heart = read_eval_log(next(p for p in model_calls(second / "generate") if "heart" in p), header_only=True)
     assert any(str(first) in str(a) for a in (heart.eval.task_args or {}).values())
+
+
+def test_the_all_modes_answer_each_benchmark_in_its_form() -> None:
+    """all-good: FACET's objective items and LongEmotion's tasks by their own modes, the rest warmly."""
+    import asyncio
+
+    from inspect_ai.model import get_model
+
+    from eq_evals.facet.data import facet_items
+    from eq_evals.facet.scripted import correct_answer
+    from eq_evals.resources import resource
+
+    item = facet_items(resource("datasets", "facet"), ["crisis_recognition"], "en")[0]
+    good, weak = get_model(S + "all-good"), get_model(S + "all-weak")
+
+    def reply(model, prompt: str) -> str:
+        return asyncio.run(model.generate(prompt)).completion
+
+    assert reply(good, str(item.input)) == f"<answer>{correct_answer(item.metadata)}</answer>"
+    assert reply(weak, str(item.input)).startswith("<answer>") and reply(weak, str(item.input)) != reply(
+        good, str(item.input)
+    )
+    detection = "There are 3 texts in the text list. [0] a [1] b [2] c"
+    assert '"index"' in reply(good, detection) and '"index"' in reply(weak, detection)
+    seeker = "Seeker: I lost my job today and I can't tell my family."
+    assert "weighing on you" in reply(good, seeker)
+    assert reply(weak, seeker) == "Ok. Just stay positive."
+
+
+@pytest.mark.slow
+def test_a_folder_keeps_its_items(capsys, tmp_path: Path) -> None:
+    logs = tmp_path / "p"
+    base = ["profile", "--model", S + "all-good", "--judge", S + "jc-honest", "--benchmarks", "pace"]
+    assert main([*base, "--log-dir", str(logs)]) == 0
+    assert json.loads((logs / "plan.json").read_text(encoding="utf-8"))["selection"]["preset"] == "quick"
+    capsys.readouterr()
+    assert main([*base, "--preset", "standard", "--log-dir", str(logs)]) == 2
+    assert "holds a profile with preset quick" in capsys.readouterr().err
+    # another judge in the same folder: eval-set's own check (the logs are of other tasks), as an eq-evals error
+    other = [*base[:4], S + "pace-agent", *base[5:]]
+    assert main([*other, "--log-dir", str(logs)]) == 2
+    assert "another --log-dir" in capsys.readouterr().err

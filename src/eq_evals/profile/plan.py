@@ -130,15 +130,44 @@ class Plan:
     selection: dict[str, Any] = field(default_factory=dict)  # preset and items, for continuing in the same folder
 
     def as_dict(self) -> dict[str, Any]:
+        """The plan as plan.json and the report card read it: ``rows`` per benchmark, task, role and model, as the
+        logs' model events count them (a judge's calls for every profiled model together); ``rows_by_model`` as
+        printed, per task variant (e.g. HEART's languages) and profiled model."""
         return {
             "models": self.models,
             "judge": self.judge,
             "simulated_user": self.simulated_user,
             "preset": self.preset,
-            "rows": self.rows,
+            "rows": aggregate(self.rows),
+            "rows_by_model": self.rows,
             "skipped": self.skipped,
             "notes": self.notes,
         }
+
+
+def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows summed per benchmark, task (without its variant), role and model."""
+    out: dict[tuple, dict[str, Any]] = {}
+    for r in rows:
+        key = (r["benchmark"], r["task"].split("[")[0], r["role"], r["model"])
+        row = out.setdefault(
+            key,
+            {
+                "benchmark": key[0],
+                "task": key[1],
+                "role": key[2],
+                "model": key[3],
+                "samples": 0,
+                "calls": 0,
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "cost_usd": 0.0,
+            },
+        )
+        for name in ("samples", "calls", "input_tokens", "output_tokens"):
+            row[name] += r[name]
+        row["cost_usd"] = None if row["cost_usd"] is None or r["cost_usd"] is None else row["cost_usd"] + r["cost_usd"]
+    return list(out.values())
 
 
 def _role_model(role: str, plan: Plan, model: str) -> str:
