@@ -143,7 +143,8 @@ def rows() -> list[list[str]]:
                 "`eq-evals profile` wall time vs its longest task run alone",
                 setting,
                 f"{ps['ratio_to_longest_task']}× ({ps['profile_wall_s']:.0f} s vs {longest} "
-                f"{ps['single_task_wall_s'][longest]:.0f} s; the eval sets alone {ps['ratio_eval_sets_only']}×)",
+                f"{ps['single_task_wall_s'][longest]:.0f} s"
+                + (f"; the eval sets alone {ps['ratio_eval_sets_only']}×)" if "ratio_eval_sets_only" in ps else ")"),
                 f"≤ {ps['target_ratio']}×",
                 "met" if ps["ratio_met"] else "not met",
                 _date(ps),
