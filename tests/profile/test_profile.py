@@ -95,6 +95,17 @@ def test_presets_and_prices(capsys, tmp_path: Path) -> None:
     assert judge["cost_usd"] is None  # its price is unknown: said, not guessed
 
 
+def test_the_budget_is_inspects_per_sample_limit(capsys) -> None:
+    from eq_evals.profile.run import parse_budget
+
+    assert parse_budget("20000") == parse_budget("20,000tokens") == {"token_limit": 20000}
+    assert parse_budget("0.5usd") == parse_budget("$0.5") == {"cost_limit": 0.5}
+    plan = plan_json(
+        capsys, "--model", S + "all-good", "--judge", S + "jc-honest", "--benchmarks", "pace", "--budget", "8000"
+    )
+    assert any("token_limit=8000" in n for n in plan["notes"])
+
+
 def test_bad_options_are_errors(capsys) -> None:
     assert main(["profile", "--model", S + "all-good", "--benchmarks", "nope", "--dry-run"]) == 2
     assert "unknown nope" in capsys.readouterr().err

@@ -25,6 +25,11 @@ def cmd_profile(args: argparse.Namespace) -> int:
     }
     selected = [b.strip() for b in args.benchmarks.split(",") if b.strip()] if args.benchmarks else None
     plan = make_plan(args.model, args.judge, args.simulated_user, args.preset, selected, options, opponents)
+    for name, value in budget.items():  # Inspect's own per-sample limits
+        plan.notes.append(
+            f"--budget {args.budget}: Inspect's {name}={value} for every sample; a sample that reaches it stops and "
+            "is unscored with reason limit"
+        )
     if args.json and args.dry_run:
         import json
 
