@@ -134,6 +134,37 @@ def rows() -> list[list[str]]:
                     _machine(pr.get("machine")),
                 ]
             )
+    ps = _json("profile_speed.json")
+    if ps:
+        longest = ps["longest_single_task"]
+        setting = f"quick profile, 2 scripted models, {ps['model_calls']} calls of 0.5 s each"
+        out.append(
+            [
+                "`eq-evals profile` wall time vs its longest task run alone",
+                setting,
+                f"{ps['ratio_to_longest_task']}× ({ps['profile_wall_s']:.0f} s vs {longest} "
+                f"{ps['single_task_wall_s'][longest]:.0f} s"
+                + (f"; the eval sets alone {ps['ratio_eval_sets_only']}×)" if "ratio_eval_sets_only" in ps else ")"),
+                f"≤ {ps['target_ratio']}×",
+                "met" if ps["ratio_met"] else "not met",
+                _date(ps),
+                _machine(ps.get("machine")),
+            ]
+        )
+        errors = ", ".join(
+            f"{k.replace('_', ' ')} {v['error']:+.1%}" for k, v in ps["plan_vs_logs"].items() if v["error"] is not None
+        )
+        out.append(
+            [
+                "Profile plan vs the logs (with `--output-tokens` the measured mean)",
+                setting,
+                errors,
+                f"within {ps['target_error']:.0%}",
+                "met" if ps["estimates_met"] else "not met",
+                _date(ps),
+                _machine(ps.get("machine")),
+            ]
+        )
     ho = RESULTS / "harness_overhead.md"
     if ho.exists():
         text = ho.read_text()

@@ -4,7 +4,9 @@
 #      the chance and majority baselines of the same items;
 #   2. a pairwise judging round: three contestants answer FACET interaction prompts, a judge compares them
 #      pair by pair, and `eq-evals ratings` turns the verdicts into a leaderboard and its chart;
-#   3. where to look in Inspect View.
+#   3. a profile across the five benchmarks (eq-evals profile): the embedded model beside two scripted baselines,
+#      a plan first, one Inspect eval set, and the report card;
+#   4. where to look in Inspect View.
 # Extra arguments go to the first `inspect eval` (e.g. --limit 30 -T language=zh).
 # EQ_EVALS_VENV=DIR runs it in an environment that is already set up (no scripts/setup.sh); DEMO_DIR=DIR
 # moves the output (default logs/demo). EQ_EVALS_THREADS=N runs the embedded model on N threads (default: one
@@ -69,9 +71,26 @@ echo "   contestants: the embedded model and two scripted stand-ins (echo: repea
 "$VENV"/bin/eq-evals ratings "$OUT/judged" --out "$OUT/ratings" --bootstrap 200 --quiet
 
 echo
-echo "== 3. where to look"
+echo "== 3. a profile across the five benchmarks: the embedded model beside two scripted baselines (docs/profile.md)"
+# The baselines first (scripted, seconds): all-good answers the objective items correctly and replies warmly,
+# all-weak answers wrongly and tersely. The judge and SAGE's simulated user are scripted too; with a key, use
+# real ones: --judge openai/gpt-4o-mini --simulated-user openai/gpt-4o-mini. LongEmotion runs on the project's
+# small fixtures (its release is not bundled: --longemotion-data DIR for the real data).
+ROLES=(--judge eq_evals/scripted-jc-honest --simulated-user eq_evals/scripted-sage-user --longemotion-data fixtures)
+"$VENV"/bin/eq-evals profile --model eq_evals/scripted-all-good --model eq_evals/scripted-all-weak "${ROLES[@]}" \
+  --log-dir "$OUT/baselines" > "$OUT/baselines.txt"
+# Then the embedded model, compared with the baselines' logs (--opponents): only its own pairs are judged. Its
+# replies are capped at 160 tokens (--max-tokens) so the quick preset finishes in minutes on one thread.
+"$VENV"/bin/eq-evals profile --model eq_evals/smollm2 -M n_threads="${EQ_EVALS_THREADS:-1}" --max-tokens 160 \
+  "${ROLES[@]}" --opponents "$OUT/baselines" --log-dir "$OUT/profile" | tee "$OUT/profile.txt" | grep -v '^|'
+
+echo
+echo "== 4. where to look"
 echo "   leaderboard: $OUT/ratings/leaderboard.md (also .csv, .json); charts: $(ls "$OUT"/ratings/*.png "$OUT"/ratings/charts/*.png 2>/dev/null | tr '\n' ' ')"
+echo "   report card: $OUT/profile/card/report.html (open it in a browser; also report.md, report.json), the plan"
+echo "                beside the real counts: $OUT/profile/plan.json"
 echo "   transcripts: $VENV/bin/inspect view --log-dir $OUT"
 echo "     objective/  each sample's prompt, the model's reply and the score's explanation (parsed answer, gold, rule)"
 echo "     judged/     each matchup's judge calls (Transcript, under scoring: an INFO block after each call names the judge, the order and the verdict) and the length diagnostics"
+echo "     profile/    the embedded model on every benchmark: generate/ (replies, dialogues, the board), judge/ (pairs)"
 echo "== demo finished in $(( $(date +%s) - SETUP_DONE )) s after set-up ($(( SETUP_DONE - START )) s of set-up)"

@@ -37,7 +37,9 @@ from inspect_ai.log import EvalLog, read_eval_log
 from eq_evals.errors import EqEvalsError
 
 # Files ``inspect eval-set`` writes beside its logs: indexes, not logs.
-NOT_LOGS = frozenset({"eval-set.json", "logs.json"})
+# eval-set's index files, and what `eq-evals profile` writes beside its logs: its plan and, in card/, the report
+# card's JSON (docs/profile.md), so a profile's folder can be given whole to every command that reads logs
+NOT_LOGS = frozenset({"eval-set.json", "logs.json", "plan.json", "report.json"})
 LOG_SUFFIXES = (".eval", ".json")
 
 

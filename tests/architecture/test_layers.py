@@ -17,6 +17,7 @@ SHARED = [
     "providers",
     "ratings",
     "commands",
+    "profile",
     "logcheck.py",
     "sections.py",
     "report.py",

@@ -116,6 +116,18 @@ def final_reply(completion: str) -> str:
     return (blocks[-1] if blocks else completion or "").strip()
 
 
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+def approx_tokens(text: str) -> int:
+    """A tokenizer-free token count: one per CJK character or full-width mark, one per four other characters
+    (the usual rule of thumb for English BPE vocabularies). The profile plan estimates with it, and the scripted
+    models report it as their usage, so a plan can be checked against a scripted run."""
+    text = text or ""
+    cjk = len(CJK.findall(text))
+    return cjk + math.ceil((len(text) - cjk) / 4)
+
+
 def length(text: str, language: str, unit: str = "native") -> int:
     """A reply's length as FACET's judges see it (App. D): words (whitespace tokens) in English, non-space
     characters in Chinese; ``unit="reference"``: the raw character count (``len(text)``)."""

@@ -97,4 +97,5 @@ def _facet_reply(kind: str) -> Callable[[str, dict], str]:
 
 
 for _kind in ("oracle", "prose", "wrong", "half"):
-    register_mode(_kind, options=("items",))(_facet_reply(_kind))  # -M items=PATH: more FACET data
+    # -M items=PATH: more FACET data; an objective item in the prompt is theirs (the all-* modes ask)
+    register_mode(_kind, options=("items",), knows=lambda prompt: find_item(prompt) is not None)(_facet_reply(_kind))

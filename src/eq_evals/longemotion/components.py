@@ -46,7 +46,7 @@ register("scorer", "longemotion_judge")(longemotion_judge)
 register("metric", "longemotion_judge_means")(longemotion_judge_means)
 
 for mode, fn in scripted.MODES.items():
-    register_mode(mode)(fn)
+    register_mode(mode, knows=scripted.knows if mode in ("le_oracle", "le_wrong", "le_malformed") else None)(fn)
 
 SUBSETS = {"emobench": "classification_emobench", "finentity": "classification_finentity"}
 

@@ -233,3 +233,19 @@ MODES = {
 }
 for _fn in MODES.values():
     _fn.wants_messages = True  # type: ignore[attr-defined]
+
+# the prompts of the six tasks (what _model_reply recognises), for the all-* modes of eq_evals.providers.scripted
+MARKERS = (
+    "What emotion(s) would",
+    "texts in the text list",
+    "Answer the question based on the above article",
+    "psychological counseling expert",
+    "For Evokec Emotion Measure Only",
+    'Begin your response with: "**Stage',
+    "respond as a counselor",
+    "as a professional counselor",
+)
+
+
+def knows(prompt: str) -> bool:
+    return any(marker in prompt for marker in MARKERS)

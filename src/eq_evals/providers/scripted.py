@@ -5,6 +5,8 @@ Modes (``--model eq_evals/scripted-<mode>`` or ``-M mode=<mode>``):
 - ``echo``: repeats the start of the last user message.
 - ``malformed``: prose with no label, option or level in it.
 - ``fail``: raises an error (the sample errors; nothing is retried).
+- ``all-good`` / ``all-weak``: a tested model for every benchmark at once (``eq-evals profile``): the first of
+  its modes (:data:`COMPOSITES`) that recognises the prompt answers it.
 
 Benchmark packages add modes with :func:`register_mode` in their ``scripted`` module (set
 ``fn.wants_messages = True`` to receive the whole message list as a third argument): FACET's ``oracle``,
@@ -19,7 +21,8 @@ those 1 in N.
 A mode declares options of its own with ``register_mode(name, options=...)`` (FACET's modes take
 ``-M items=PATH``); any other ``-M`` option is an error naming it and the valid ones (a misspelt ``fial_every``
 would otherwise inject nothing, silently).
-Every output carries ``usage``, so Inspect never downloads a tokenizer.
+Every output carries ``usage`` (``core.text.approx_tokens`` of every input message and of the reply), so Inspect
+never downloads a tokenizer.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any, Callable
 
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, ModelOutput, ModelUsage
 
+from eq_evals.core.text import approx_tokens
 from eq_evals.errors import EqEvalsError
 
 
@@ -64,11 +68,23 @@ MODES: dict[str, Callable[..., str]] = {
 # -M options every mode takes (see the module doc); a mode adds its own with register_mode(..., options=...)
 COMMON_OPTIONS = ("delay", "fail_every", "fail_while")
 MODE_OPTIONS: dict[str, tuple[str, ...]] = {}
+# mode -> knows(prompt): whether the mode recognises the prompt as one of its benchmark's (for the all-* modes)
+KNOWS: dict[str, Callable[[str], bool]] = {}
+# Tested models for a whole profile (docs/profile.md): the first mode of the list that knows the prompt answers
+# it, else the last one. all-good answers FACET's objective items and LongEmotion's tasks correctly and
+# everything else warmly; all-weak answers them wrongly (but readably) and everything else tersely.
+COMPOSITES: dict[str, tuple[str, ...]] = {
+    "all-good": ("oracle", "le_oracle", "heart-warm"),
+    "all-weak": ("wrong", "le_wrong", "heart-terse"),
+}
 
 
-def register_mode(name: str, options: tuple[str, ...] = ()) -> Callable[[Callable[..., str]], Callable[..., str]]:
+def register_mode(
+    name: str, options: tuple[str, ...] = (), knows: Callable[[str], bool] | None = None
+) -> Callable[[Callable[..., str]], Callable[..., str]]:
     """Add a scripted mode: ``fn(prompt, options) -> reply text``, a pure function of its input; ``options``
-    names the ``-M`` options it reads beyond :data:`COMMON_OPTIONS`.
+    names the ``-M`` options it reads beyond :data:`COMMON_OPTIONS`; ``knows(prompt)``, when given, says whether
+    the mode recognises a prompt (a composite mode of :data:`COMPOSITES` then lets it answer).
     Benchmark packages register theirs in their ``components`` module (e.g. a simulated user, a judge)."""
 
     def add(fn: Callable[..., str]) -> Callable[..., str]:
@@ -76,9 +92,25 @@ def register_mode(name: str, options: tuple[str, ...] = ()) -> Callable[[Callabl
             raise ValueError(f"scripted mode {name!r} is registered twice")
         MODES[name] = fn
         MODE_OPTIONS[name] = tuple(options)
+        if knows is not None:
+            KNOWS[name] = knows
         return fn
 
     return add
+
+
+def _composite(parts: tuple[str, ...]) -> Callable[..., str]:
+    def reply(prompt: str, options: dict, messages: list[ChatMessage]) -> str:
+        mode = next((m for m in parts[:-1] if m in KNOWS and KNOWS[m](prompt)), parts[-1])
+        fn = MODES[mode]
+        return fn(prompt, options, messages) if getattr(fn, "wants_messages", False) else fn(prompt, options)
+
+    reply.wants_messages = True  # type: ignore[attr-defined]
+    return reply
+
+
+for _name, _parts in COMPOSITES.items():
+    register_mode(_name)(_composite(_parts))
 
 
 class Scripted:
@@ -125,6 +157,8 @@ class Scripted:
         fn = MODES[self.mode]
         text = fn(prompt, self.options, input) if getattr(fn, "wants_messages", False) else fn(prompt, self.options)
         output = ModelOutput.from_content(model=model_name, content=text)
-        tokens_in, tokens_out = len(prompt.split()), len(text.split())
+        # usage as a tokenizer would roughly count it: every input message (system, history, tool output) and the
+        # reply (core.text.approx_tokens), so a profile's plan can be checked against a scripted run
+        tokens_in, tokens_out = sum(approx_tokens(m.text) for m in input), approx_tokens(text)
         output.usage = ModelUsage(input_tokens=tokens_in, output_tokens=tokens_out, total_tokens=tokens_in + tokens_out)
         return output
