@@ -136,6 +136,13 @@ def test_a_quick_profile_runs_resumes_for_free_and_matches_its_plan(capsys, tmp_
     assert summed(record["actual"], "calls") == sum(first.values())
     judged = read_eval_log(next(p for p in first if "facet-pairwise" in p))
     assert judged.results and judged.results.total_samples > 0
+    # the report card, from these logs and the plan (docs/profile.md, 'The report card')
+    card = json.loads((logs / "card" / "report.json").read_text(encoding="utf-8"))
+    assert (logs / "card" / "report.html").is_file() and (logs / "card" / "report.md").is_file()
+    status = {b["benchmark"]: b["status"] for b in card["benchmarks"]}
+    assert {name for name, st in status.items() if st == "scored"} >= FIVE - {"longemotion"}, status
+    assert {m for m in MODELS if m != "--model"} <= {s["model"] for s in card["scores"]}
+    assert card["plan_vs_real"] and card["items"]
 
     # the same command again: eval-set finds every task done and makes no model call
     assert main(command) == 0
