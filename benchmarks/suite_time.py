@@ -54,7 +54,8 @@ def commit() -> str:
 
 def run_suite(pytest_args: list[str]) -> dict:
     """The README's test command (scripts/test.sh) without its set-up step: same interpreter, options and selection."""
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", *pytest_args]
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", "--dist", "loadfile"]
+    cmd += ["-m", "not slow", *pytest_args]
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     loads: list[float] = []
     stop = threading.Event()

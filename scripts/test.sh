@@ -6,4 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export HF_HUB_OFFLINE=1
-exec .venv/bin/python -m pytest -q -p no:cacheprovider -m "not slow" "$@" tests
+# -n auto: one worker per core (pytest-xdist), --dist loadfile: a module's tests (and its module fixtures) on one worker
+exec .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile -m "not slow" "$@" tests
