@@ -103,7 +103,10 @@ SUBSTITUTIONS = {
         "the project fixtures, datasets/longemotion/fixtures",
     ),
     "authors' file": ("path/to/<the authors' released file>", "../shared/data (skipped when absent)"),
-    "logs": ("logs the block did not write (judged/, objective/, logs/, LOGS...)", "the session's benchmark_logs"),
+    "logs": (
+        "logs the block did not write (judged/, objective/, logs/, LOGS...)",
+        "the session's benchmark_logs (LongEmotion: two scripted models on the fixtures)",
+    ),
     "named log": ("a log file the block did not write (logs/heart.eval, logs/X.eval)", "the newest log there"),
     "human labels": ("--human labels.csv", "one rater labelling every matchup of the logs 'A'"),
     "pace labels": ("eq-evals pace weights labels.csv", "the worked example's counts (tests/support.py COUNTS)"),
