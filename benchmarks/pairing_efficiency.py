@@ -188,7 +188,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "pairing_efficiency.json"))
     args = ap.parse_args()
 
-    started = time.perf_counter()
+    started, before = time.perf_counter(), machine()
     skills = {f"m{i:02d}": i * args.spacing for i in range(args.models)}
     items = [f"item{i:03d}" for i in range(args.items)]
     runs = []
@@ -250,7 +250,7 @@ def main() -> None:
     result = {
         "benchmark": "pairing_efficiency",
         "date": now(),
-        "machine": machine(),
+        "machine": before,
         "seconds": round(time.perf_counter() - started, 1),
         "config": {k: v for k, v in vars(args).items() if k != "out"}
         | {"call_budget": budget, "active_check_every_calls": step},

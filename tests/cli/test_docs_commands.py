@@ -706,7 +706,15 @@ def test_the_substitutions(
     assert drop_optional(["eq-evals", "x", "[--a", "b]", "--c"], ws3) == ["eq-evals", "x", "--c"]
 
 
-@pytest.mark.parametrize("block", blocks(), ids=lambda b: b.id)
+# Blocks that take minutes on 2 shared cores: each judge check runs five tasks per judge (docs/judges.md).
+SLOW_DOCS = {"judges.md": "judge-check runs five tasks per judge"}
+
+
+@pytest.mark.parametrize(
+    "block",
+    [pytest.param(b, marks=pytest.mark.slow) if b.doc in SLOW_DOCS else b for b in blocks()],
+    ids=lambda b: b.id,
+)
 def test_printed_block_runs(
     block: Block,
     tmp_path: Path,
