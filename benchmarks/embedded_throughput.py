@@ -1,7 +1,11 @@
 """Embedded model throughput inside Inspect against raw llama.cpp, with several samples in flight.
 
 Three measurements of the same chat prompts (temperature 0, seed 0, the same max tokens and threads) on
-SmolLM2-135M-Instruct, alternated round by round so a shared machine's load falls on each alike:
+SmolLM2-135M-Instruct, alternated round by round so a shared machine's load falls on each alike. Each arm of
+each round runs in a fresh process of its own (this script with ``--arm``), so no arm competes with a model
+another arm left loaded (issue 22: an earlier version ran every arm in one process, and its raw rounds ran
+beside the provider's still-loaded model: 95 tok/s instead of 142, which made Inspect look 1.19x faster
+than raw):
 
 - ``raw``: llama-cpp-python called directly from one thread, no Inspect;
 - ``inspect``: an Inspect eval of the same prompts on ``eq_evals/smollm2`` with ``--max-samples`` samples in
@@ -14,7 +18,8 @@ tokens/s = output tokens / seconds spent in generate calls (raw: the wall time o
 wall time from the first model call's start to the last one's end, from the log's model events, so the
 task's start-up and the model load are left out). Target: inspect >= 0.9 x raw.
 
-    python benchmarks/embedded_throughput.py [--rounds 2] [--samples 8] [--max-samples 4] [--max-tokens 96] [--baseline]
+    python benchmarks/embedded_throughput.py [--rounds 3] [--samples 8] [--max-samples 4] [--max-tokens 96] \
+        [--threads 1] [--baseline]
 
 Writes benchmarks/results/embedded_throughput.json.
 """
@@ -24,8 +29,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +49,7 @@ import eq_evals._registry  # noqa: E402,F401
 from eq_evals.providers import local_gguf  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _machine import machine  # noqa: E402
 from runtime_compare import PROMPTS  # noqa: E402
 
 
@@ -126,44 +132,66 @@ def in_inspect(n: int, max_tokens: int, threads: int, max_samples: int, worker_t
     }
 
 
+def one_arm(args: argparse.Namespace, runtime: str) -> dict:
+    """One arm, in this process only (the parent starts a fresh process for each)."""
+    if args.arm == "raw":
+        return raw(args.samples, args.max_tokens, args.threads, runtime)
+    return in_inspect(
+        args.samples,
+        args.max_tokens,
+        args.threads,
+        args.max_samples,
+        worker_threads=args.arm == "inspect_worker_threads",
+        runtime=runtime,
+    )
+
+
+def in_own_process(arm: str, args: argparse.Namespace, runtime: str) -> dict:
+    argv = [sys.executable, __file__, "--arm", arm, "--runtime", runtime]
+    for key in ("samples", "max_samples", "max_tokens", "threads"):
+        argv += [f"--{key.replace('_', '-')}", str(getattr(args, key))]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        raise SystemExit(f"arm {arm} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--samples", type=int, default=8)
     parser.add_argument("--max-samples", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=96)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--runtime", default=None, help="xllamacpp or llama_cpp (default: the provider's default)")
     parser.add_argument("--baseline", action="store_true", help="also measure the worker-thread path (before the fix)")
+    parser.add_argument("--arm", choices=["raw", "inspect", "inspect_worker_threads"], help=argparse.SUPPRESS)
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "embedded_throughput.json"))
     args = parser.parse_args()
     runtime = local_gguf.choose_runtime(args.runtime)
+    if args.arm:  # a child: one arm, its result as the last line of stdout
+        print(json.dumps(one_arm(args, runtime)))
+        return
     modes = ["raw", "inspect"] + (["inspect_worker_threads"] if args.baseline else [])
     runs: dict[str, list[dict]] = {m: [] for m in modes}
     loads = []
+    before = machine()
     for round_no in range(args.rounds):
         for mode in modes if round_no % 2 == 0 else list(reversed(modes)):
             loads.append(round(os.getloadavg()[0], 2))
-            if mode == "raw":
-                result = raw(args.samples, args.max_tokens, args.threads, runtime)
-            else:
-                result = in_inspect(
-                    args.samples,
-                    args.max_tokens,
-                    args.threads,
-                    args.max_samples,
-                    worker_threads=mode == "inspect_worker_threads",
-                    runtime=runtime,
-                )
+            result = in_own_process(mode, args, runtime)
             runs[mode].append(result)
             print(
                 f"round {round_no + 1} {mode:24s} {result['tokens_per_second']:7.2f} tok/s (load {loads[-1]})",
                 flush=True,
             )
     median = {m: statistics.median(r["tokens_per_second"] for r in rs) for m, rs in runs.items()}
+    per_round = [i["tokens_per_second"] / r["tokens_per_second"] for i, r in zip(runs["inspect"], runs["raw"])]
     summary = {
         "tokens_per_second_median": median,
         "ratio_inspect_over_raw": round(median["inspect"] / median["raw"], 3),
+        "ratio_per_round": [round(x, 3) for x in per_round],
+        "ratio_range": [round(min(per_round), 3), round(max(per_round), 3)],
         "target": ">= 0.9",
     }
     if args.baseline:
@@ -171,12 +199,11 @@ def main() -> None:
     record = {
         "benchmark": "embedded_throughput",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {
-            "cpu_count": os.cpu_count(),
-            "platform": platform.platform(),
-            "python": platform.python_version(),
+        "machine": before
+        | {
             "load_average_1min_at_each_run": loads,
-            "note": "load average above: 2 cores; other jobs may have run at the same time",
+            "load_average_1_5_15_after": machine()["load_average_1_5_15"],
+            "note": "2 cores shared with other jobs, which may have run at the same time; each arm in its own process",
         },
         "config": {
             "model": "eq_evals/smollm2",
@@ -188,6 +215,7 @@ def main() -> None:
             "rounds": args.rounds,
             "temperature": 0.0,
             "seed": 0,
+            "isolation": "each arm of each round in a fresh process",
         },
         "summary": summary,
         "runs": runs,

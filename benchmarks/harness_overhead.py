@@ -9,7 +9,10 @@ per sample, as before the engine applied a leading prompt_template when the task
 that saves.
 
 The machine may be shared: the three arms run interleaved (A B C A B C ...), the ratio is reported as the
-median and the range of the per-repeat ratios, and the load average is recorded before and after.
+median of the per-repeat ratios with a bootstrap 95% interval of that median (resampling the repeats) and
+their range, and the load average is recorded before and after. The target counts as met only when the whole
+interval is at or below 1.1x, as missed when the whole interval is above it, and as not decided otherwise (issue
+22: a median of 1.096x inside a repeat-to-repeat spread of +-15% does not show the target met).
 
     python benchmarks/harness_overhead.py [--repeats 5] [--language all]
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import random
 import re
 import statistics
 import sys
@@ -101,6 +105,21 @@ def timed(run) -> tuple[float, int]:
     return elapsed, len(log.samples)
 
 
+def median_interval(values: list[float], rounds: int = 10000, seed: int = 0) -> tuple[float, float]:
+    """Bootstrap 95% interval of the median (percentile method, resampling the repeats with replacement)."""
+    rng = random.Random(seed)
+    meds = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(rounds))
+    return meds[int(0.025 * rounds)], meds[int(0.975 * rounds) - 1]
+
+
+def verdict(low: float, high: float, target: float) -> str:
+    if high <= target:
+        return "met"
+    if low > target:
+        return "NOT met"
+    return "not decided (the interval spans the target)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=7)
@@ -133,6 +152,8 @@ def main() -> None:
     ratios = [e / b for e, b in zip(times["eq"], times["bare"])]
     old_ratios = [e / b for e, b in zip(times["two_step"], times["bare"])]
     ratio = statistics.median(ratios)
+    low, high = median_interval(ratios)
+    old_low, old_high = median_interval(old_ratios)
     med = {name: statistics.median(v) for name, v in times.items()}
     lines = [
         "# Harness overhead: eq-evals FACET task vs a bare Inspect task",
@@ -152,11 +173,14 @@ def main() -> None:
         f"| eq-evals task, prompt_template and generate run per sample (before) | {med['two_step']:.5f} | "
         f"{', '.join(f'{t:.5f}' for t in times['two_step'])} |",
         "",
-        f"**ratio: {ratio:.3f}x** (median of the per-repeat ratios eq/bare; range {min(ratios):.3f}-{max(ratios):.3f};"
-        f" target: at most 1.1x) -> {'met' if ratio <= 1.1 else 'NOT met'}",
+        f"**ratio: {ratio:.3f}x** (median of the per-repeat ratios eq/bare; 95% interval {low:.3f}-{high:.3f};"
+        f" range {min(ratios):.3f}-{max(ratios):.3f}; target: at most 1.1x) -> {verdict(low, high, 1.1)}",
         "",
-        f"Prompt step run per sample (before): {statistics.median(old_ratios):.3f}x (range {min(old_ratios):.3f}-"
-        f"{max(old_ratios):.3f}).",
+        f"- per-repeat ratios eq/bare: {', '.join(f'{r:.3f}' for r in ratios)}",
+        "- interval: bootstrap of the median over the repeats (10,000 resamples, percentile method)",
+        "",
+        f"Prompt step run per sample (before): {statistics.median(old_ratios):.3f}x (95% interval {old_low:.3f}-"
+        f"{old_high:.3f}; range {min(old_ratios):.3f}-{max(old_ratios):.3f}).",
         "",
     ]
     out = Path(__file__).parent / "results" / "harness_overhead.md"

@@ -1,6 +1,6 @@
 """Helpers shared by the tests (imported as ``from support import ...``): the repository and the shared upstream
 data (read-only, never copied), the embedded model's availability, a run stopped by Ctrl-C, and the Causal-PACE
-worked example of docs/pace-weights.md."""
+worked example of docs/pace-weights.md, and a stand-in for the Hugging Face Hub (``FakeHub``)."""
 
 from __future__ import annotations
 
@@ -100,3 +100,34 @@ def count_rows(counts=COUNTS) -> list[dict]:
     from eq_evals.ratings.causal_pace import DIMENSIONS
 
     return [dict(zip(DIMENSIONS, key), Y=y, count=n) for key, ns in counts.items() for y, n in enumerate(ns)]
+
+
+class FakeHub:
+    """huggingface.co replaced by a recorder: every create_repo / create_commit / create_tag call is kept in
+    ``calls`` (a commit gets a fixed sha), and eq-evals' reachability probe says the Hub is reachable."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from huggingface_hub import HfApi
+
+        from eq_evals import hub
+
+        self.calls: list[tuple] = []
+        fake = self
+
+        def create_repo(api, repo_id, **kw):
+            fake.calls.append(("create_repo", repo_id, kw))
+
+        def create_commit(api, repo_id, operations, **kw):
+            ops = list(operations)
+            fake.calls.append(("create_commit", repo_id, ops, kw))
+            return type("CommitInfo", (), {"oid": "c0ffee" * 6 + "c0ff"})()
+
+        def create_tag(api, repo_id, **kw):
+            fake.calls.append(("create_tag", repo_id, kw))
+
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+        monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: None)
+        monkeypatch.setattr(HfApi, "create_repo", create_repo)
+        monkeypatch.setattr(HfApi, "create_commit", create_commit)
+        monkeypatch.setattr(HfApi, "create_tag", create_tag)

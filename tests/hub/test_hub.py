@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
+from support import FakeHub
 
 import eq_evals._registry  # noqa: F401  (registers the tasks, as the entry point does)
 from eq_evals import __version__, hub, report
@@ -167,32 +168,6 @@ def test_rows_that_are_not_project_authored_are_refused(tmp_path: Path, monkeypa
 
 
 # --- push, intercepted at huggingface_hub's commit operations -------------------------------------------
-
-
-class FakeHub:
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        from huggingface_hub import HfApi
-
-        self.calls: list[tuple] = []
-        fake = self
-
-        def create_repo(api, repo_id, **kw):
-            fake.calls.append(("create_repo", repo_id, kw))
-
-        def create_commit(api, repo_id, operations, **kw):
-            ops = list(operations)
-            fake.calls.append(("create_commit", repo_id, ops, kw))
-            return type("CommitInfo", (), {"oid": "c0ffee" * 6 + "c0ff"})()
-
-        def create_tag(api, repo_id, **kw):
-            fake.calls.append(("create_tag", repo_id, kw))
-
-        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-        monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
-        monkeypatch.setattr(hub, "hub_unreachable", lambda endpoint: None)
-        monkeypatch.setattr(HfApi, "create_repo", create_repo)
-        monkeypatch.setattr(HfApi, "create_commit", create_commit)
-        monkeypatch.setattr(HfApi, "create_tag", create_tag)
 
 
 def test_push_uploads_the_folder_in_one_commit_and_tags_it(
