@@ -719,7 +719,10 @@ def test_the_substitutions(
 
 
 # Blocks that take minutes on 2 shared cores: each judge check runs five tasks per judge (docs/judges.md).
-SLOW_DOCS = {"judges.md": "judge-check runs five tasks per judge"}
+SLOW_DOCS = {
+    "judges.md": "judge-check runs five tasks per judge",
+    "profile.md": "a profile runs every benchmark (about 25 logs per run)",
+}
 
 
 @pytest.mark.parametrize(
