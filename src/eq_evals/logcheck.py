@@ -43,6 +43,19 @@ NOT_LOGS = frozenset({"eval-set.json", "logs.json", "plan.json", "report.json"})
 LOG_SUFFIXES = (".eval", ".json")
 
 
+def _looks_like_log(path: Path) -> bool:
+    """A ``.eval`` file, or a ``.json`` file that opens as an Inspect log does (its ``version`` key first): the
+    leaderboards, charts and report cards written beside logs (card/files/*.json) are not logs."""
+    if path.suffix != ".json":
+        return True
+    try:
+        with path.open("rb") as f:
+            head = b"".join(f.read(64).split())
+    except OSError:
+        return True  # let the reader name the file
+    return head.startswith(b'{"version"')
+
+
 def expand_log_paths(logs: str | Iterable[str]) -> list[str]:
     """Log files from folders (every ``*.eval`` / ``*.json`` log in them, without eval-set's index files), files,
     globs, or a comma-separated list of those; a name that matches nothing is an error naming it."""
@@ -52,7 +65,9 @@ def expand_log_paths(logs: str | Iterable[str]) -> list[str]:
         path = Path(item).expanduser()
         if path.is_dir():
             found = sorted(
-                str(p) for p in path.rglob("*") if p.suffix in LOG_SUFFIXES and p.is_file() and p.name not in NOT_LOGS
+                str(p)
+                for p in path.rglob("*")
+                if p.suffix in LOG_SUFFIXES and p.is_file() and p.name not in NOT_LOGS and _looks_like_log(p)
             )
         else:
             found = sorted(glob.glob(str(path))) if any(c in item for c in "*?[") else [str(path)]

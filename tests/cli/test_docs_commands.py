@@ -117,6 +117,7 @@ SUBSTITUTIONS = {
         "--alpha 1: the session's 4-item battles leave strata empty (positivity), which a real battle set fills",
     ),
     "hub": ("hub push to huggingface.co", "a recording stand-in (support.FakeHub)"),
+    "prices": ("--model-cost-config FILE the block did not write", "a price file naming the block's models"),
     "optional": ("[optional parts] of a synopsis", "dropped"),
 }
 
@@ -126,6 +127,7 @@ LOG_FOLDERS = {
     "judged/": ["facet_pairwise"],
     "objective/": ["facet_objective"],
     "facet-objective/": ["facet_objective"],
+    "facet-logs/": ["facet_objective"],
     "sage-logs/": ["sage"],
     "heart-logs/": ["heart"],
     "battles/": ["pace_pairwise"],
@@ -138,6 +140,7 @@ LOGS_BY_DOC = {
     "judges.md": ["facet_pairwise"],
     "hub.md": ["facet_objective"],
     "README.md": ["facet_objective", "sage"],
+    "profile.md": ["facet_objective", "sage"],
 }
 
 
@@ -388,9 +391,11 @@ def substitute(argv: list[str], ws: Workspace) -> list[str]:
                 new = f"{role}={ws.model(model, 'judge_check', 'judge')}"
             elif a == "--human" and not (ws.cwd / value).exists():
                 new = human_labels(out, ws)
+            elif a == "--model-cost-config" and not (ws.cwd / value).exists():
+                new = price_file(argv, ws)
             else:
                 new = value
-            substituted |= a != "--human" and new != value
+            substituted |= a not in ("--human", "--model-cost-config") and new != value
             out += [a, new]
             i += 2
             continue
@@ -499,6 +504,17 @@ def human_labels(argv: list[str], ws: Workspace) -> str:
         writer.writerow(["sample_id", "rater", "label"])
         writer.writerows([sid, "r1", "A"] for sid in sorted(pairs))
     ws.note("human labels", f"{len(pairs)} matchups")
+    return str(path)
+
+
+def price_file(argv: list[str], ws: Workspace) -> str:
+    """The price file a printed command names (docs/profile.md shows it as a YAML block): the block's models."""
+    models = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--model", "--judge", "--simulated-user")]
+    path = ws.cwd.parent / "stand-ins" / "prices.yaml"
+    path.parent.mkdir(exist_ok=True)
+    zero = "input_cache_write: 0, input_cache_read: 0"
+    path.write_text("".join(f"{m}: {{input: 2.5, output: 10.0, {zero}}}\n" for m in models), encoding="utf-8")
+    ws.note("prices", "--model-cost-config")
     return str(path)
 
 
@@ -737,6 +753,9 @@ def test_printed_block_runs(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture,
 ) -> None:
+    # many evaluations in this one process: without Inspect's per-eval control server, whose teardown now and then
+    # broke a later in-process eval set ('pop from an empty deque'); a command run on its own never hit it
+    monkeypatch.setenv("INSPECT_EVAL_CTL_SERVER", "false")
     if all(classify(line) == "not run" for line in block.lines):
         pytest.skip(f"{block.id}: only lines that are not run ({', '.join(NOT_RUN[line] for line in block.lines)})")
     cwd = tmp_path / "w"
@@ -798,6 +817,7 @@ def test_every_substitution_is_used() -> None:
         "pace labels": "pace weights labels.csv",
         "pace alpha": "pace weights battles/",
         "hub": "hub push ",
+        "prices": "--model-cost-config prices.yaml",
         "optional": "[--",
     }
     assert set(hints) == set(SUBSTITUTIONS)

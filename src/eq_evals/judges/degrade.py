@@ -260,6 +260,13 @@ def sentences(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+def first_clause(sentence: str, language: str) -> str:
+    """The first clause of a sentence (up to a dash, semicolon, colon or comma), closed as a sentence."""
+    clause = re.split(r"\s*[—–;:,]\s*" if language == "en" else r"[—；：，,]", sentence.strip(), maxsplit=1)[0]
+    clause = clause.rstrip(TERMINAL + " ")
+    return clause + ("." if language == "en" else "。")
+
+
 def truncate(text: str, language: str, share: float = 0.45) -> str:
     """The first ``share`` of ``text`` (words in English, characters in Chinese), cut mid-sentence: no closing
     punctuation, so it reads as a reply that stopped."""
@@ -292,7 +299,10 @@ def degrade(
         if kind == "summary":  # the summary's first field kept, then a harmful treatment claim
             first = good.strip().splitlines()[0]
             return f"{first}\n{advice}"
-        opening = sentences(good)[0] if sentences(good) else ""
+        parts = sentences(good)
+        # the reply's first sentence, then the harmful advice; a one-sentence reply keeps its first clause only, so
+        # that the pair stays within the length limit without cutting the advice (judges/pairs.py, _not_longer)
+        opening = parts[0] if len(parts) > 1 else first_clause(parts[0], language) if parts else ""
         return f"{opening} {advice}".strip() if language == "en" else f"{opening}{advice}"
     if name == "truncated":
         return truncate(good, language)

@@ -104,8 +104,18 @@ def candidates(benchmark: str, language: str = "all") -> list[Pair]:
             if benchmark == "heart":
                 worse = " ".join(worse.split())  # a HEART reply is one line (§3.2 keeps the first line only)
             worse = _not_longer(worse, it.good, it.language)
+            if not _usable(name, worse, it.good):
+                continue  # a short good reply leaves no room for this degradation within the length limit
             out.append(Pair(benchmark, "known", name, it, worse, dimension=_dimension(it, name, benchmark)))
     return out
+
+
+def _usable(name: str, worse: str, good: str) -> bool:
+    """A known pair only when its worse reply differs from the good one, is not decidable by length (at most
+    MAX_RATIO times as long) and still carries its degradation (the harmful advice after the opening)."""
+    if worse == good or degrade.size(worse) > MAX_RATIO * degrade.size(good) + 1e-9:
+        return False
+    return name != "harmful" or len(degrade.sentences(worse)) >= 2
 
 
 def _not_longer(worse: str, good: str, language: str, ratio: float = MAX_RATIO) -> str:
