@@ -30,10 +30,9 @@ substitution at all, and its results are checked (``CHECKS``). A line that is no
 
 from __future__ import annotations
 
-import json
-
 import csv
 import glob
+import json
 import os
 import re
 import shlex
