@@ -720,6 +720,38 @@ def scenario_pairs(
     return out
 
 
+def language_pairs(rows: Iterable[Any], report: Report, noun: str) -> list[tuple[str, Any, Any]]:
+    """(key, English row, Chinese row) for every item with both versions; an item with one version is an
+    alignment error naming it. Rows carry ``key`` (the id without its language) and ``language``."""
+    pairs: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        pairs.setdefault(r.key, {})[r.language] = r
+    complete = []
+    for key, pair in sorted(pairs.items()):
+        if len(pair) == 1:
+            (only,) = pair.values()
+            missing = "zh" if only.language == "en" else "en"
+            report.add("alignment", "error", only, f"{noun} {key} has no {missing} version")
+        else:
+            complete.append((key, pair["en"], pair["zh"]))
+    return complete
+
+
+def length_ratio(
+    report: Report, zh_row: Any, en_text: str, zh_text: str, bounds: Sequence[float], what: str = ""
+) -> float | None:
+    """Chinese characters per English word of one EN/ZH pair; outside ``bounds`` a warning (one side has lost or
+    gained a part, datasets/facet/validation_limits.yaml)."""
+    words, chars = len(tokens(en_text, "en")), len(tokens(zh_text, "zh"))
+    if not words:
+        return None
+    low, high = bounds
+    if not low <= chars / words <= high:
+        message = f"{chars} Chinese characters for {words} English words (ratio outside {low}-{high})"
+        report.add("alignment", "warning", zh_row, f"{what}: {message}" if what else message)
+    return chars / words
+
+
 def render_report(report: Report, title: str) -> str:
     """Figures (one block per check) then one line per finding, then the error/warning count."""
     lines = [f"{title} validation of {len(report.files)} file(s)"]

@@ -18,7 +18,7 @@ Limits: the ``heart`` section of datasets/facet/validation_limits.yaml.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -28,9 +28,10 @@ from eq_evals.core.itemcheck import (
     binomial_interval,
     binomial_limit,
     collect_files,
+    language_pairs,
+    length_ratio,
     limits,
     scenario_pairs,
-    tokens,
 )
 from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError
@@ -198,40 +199,24 @@ def check_reference_style(rows: list[Row], report: Report, lim: dict) -> None:
 
 
 def check_alignment(rows: list[Row], report: Report, lim: dict) -> None:
-    pairs: dict[str, dict[str, Row]] = defaultdict(dict)
-    for r in rows:
-        pairs[r.key][r.language] = r
+    complete = language_pairs(rows, report, "history")
     ratios = []
-    for key, pair in sorted(pairs.items()):
-        if len(pair) == 1:
-            (only,) = pair.values()
-            report.add(
-                "alignment", "error", only, f"history {key} has no {'zh' if only.language == 'en' else 'en'} version"
-            )
-            continue
-        en, zh = pair["en"].record, pair["zh"].record
+    for _, en_row, zh_row in complete:
+        en, zh = en_row.record, zh_row.record
         for field in ("subset", "emotion_type", "problem_type", "escalation_profile", "speakers"):
             if en.get(field) != zh.get(field):
                 report.add(
-                    "alignment", "error", pair["zh"], f"{field} {zh.get(field)!r} differs from EN's {en.get(field)!r}"
+                    "alignment", "error", zh_row, f"{field} {zh.get(field)!r} differs from EN's {en.get(field)!r}"
                 )
         if en.get("reference_response") and zh.get("reference_response"):
-            words = len(tokens(en["reference_response"], "en"))
-            chars = len(tokens(zh["reference_response"], "zh"))
-            if words:
-                ratios.append(chars / words)
-                low, high = lim["length_ratio"]
-                if not low <= chars / words <= high:
-                    report.add(
-                        "alignment",
-                        "warning",
-                        pair["zh"],
-                        f"reference: {chars} Chinese characters for {words} English words (ratio outside {low}-{high})",
-                    )
+            ratio = length_ratio(
+                report, zh_row, en["reference_response"], zh["reference_response"], lim["length_ratio"], "reference"
+            )
+            ratios += [ratio] if ratio is not None else []
     ratios.sort()
     report.figures["alignment"] = {
-        "pairs": sum(1 for p in pairs.values() if len(p) == 2),
-        "unpaired": sum(1 for p in pairs.values() if len(p) == 1),
+        "pairs": len(complete),
+        "unpaired": len({r.key for r in rows}) - len(complete),
         "reference_zh_chars_per_en_word": [round(ratios[0], 2), round(ratios[-1], 2)] if ratios else None,
     }
 

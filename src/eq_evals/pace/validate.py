@@ -13,12 +13,11 @@ Limits: datasets/facet/validation_limits.yaml (``pace`` section, and ``facet`` f
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from eq_evals.core.itemcheck import Report, collect_files, limits, scenario_pairs, tokens
+from eq_evals.core.itemcheck import Report, collect_files, language_pairs, length_ratio, limits, scenario_pairs
 from eq_evals.errors import DataError, EqEvalsError
 from eq_evals.longemotion.retrieval import english_embeddings
 
@@ -73,40 +72,21 @@ def load(files: list[Path], report: Report) -> list[Query]:
 
 
 def check_alignment(queries: list[Query], report: Report, lim: dict) -> None:
-    pairs: dict[str, dict[str, Query]] = defaultdict(dict)
-    for q in queries:
-        pairs[q.key][q.language] = q
+    complete = language_pairs(queries, report, "query")
     ratios = []
-    for key, pair in sorted(pairs.items()):
-        if len(pair) == 1:
-            (only,) = pair.values()
-            report.add(
-                "alignment", "error", only, f"query {key} has no {'zh' if only.language == 'en' else 'en'} version"
-            )
-            continue
-        en, zh = pair["en"].record, pair["zh"].record
+    for _, en_q, zh_q in complete:
+        en, zh = en_q.record, zh_q.record
         for field in ("scenario", "provocation", "split"):
             if en.get(field) != zh.get(field):
-                report.add(
-                    "alignment", "error", pair["zh"], f"{field} {zh.get(field)!r} differs from EN's {en.get(field)!r}"
-                )
+                report.add("alignment", "error", zh_q, f"{field} {zh.get(field)!r} differs from EN's {en.get(field)!r}")
         if sorted(en.get("triggers") or {}) != sorted(zh.get("triggers") or {}):
-            report.add("alignment", "error", pair["zh"], "trigger dimensions differ from the EN version's")
-        words, chars = len(tokens(en["query"], "en")), len(tokens(zh["query"], "zh"))
-        if words:
-            ratios.append(chars / words)
-            low, high = lim["length_ratio"]
-            if not low <= chars / words <= high:
-                report.add(
-                    "alignment",
-                    "warning",
-                    pair["zh"],
-                    f"{chars} Chinese characters for {words} English words (ratio outside {low}-{high})",
-                )
+            report.add("alignment", "error", zh_q, "trigger dimensions differ from the EN version's")
+        ratio = length_ratio(report, zh_q, en["query"], zh["query"], lim["length_ratio"])
+        ratios += [ratio] if ratio is not None else []
     ratios.sort()
     report.figures["alignment"] = {
-        "pairs": sum(1 for p in pairs.values() if len(p) == 2),
-        "unpaired": sum(1 for p in pairs.values() if len(p) == 1),
+        "pairs": len(complete),
+        "unpaired": len({q.key for q in queries}) - len(complete),
         "zh_chars_per_en_word": [round(ratios[0], 2), round(ratios[len(ratios) // 2], 2), round(ratios[-1], 2)]
         if ratios
         else None,
