@@ -26,6 +26,17 @@ def shared_file(*parts: str) -> Path:
     return path
 
 
+def inspect_here(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """``inspect ARGS`` through Inspect's own click command (the group the ``inspect`` script runs) in this process:
+    the real CLI parsing and eval path without a new interpreter's start-up. (exit status, output and any error)."""
+    from click.testing import CliRunner
+    from inspect_ai._cli.main import inspect
+
+    result = CliRunner().invoke(inspect, list(args), auto_envvar_prefix="INSPECT", env=env)
+    error = "" if result.exception is None or isinstance(result.exception, SystemExit) else repr(result.exception)
+    return result.exit_code, result.output + error
+
+
 def need_embedded_model() -> str:
     """The runtime the embedded model will use (``-M runtime=`` default), or skip when it cannot run here."""
     import importlib.util

@@ -5,6 +5,8 @@ without Python source lines (issue 13)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import re
 import subprocess
 import sys
@@ -20,7 +22,15 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "eq_evals.cli", *args], capture_output=True, text=True, timeout=120)
+    """The console script's ``main`` in this process (what ``eq-evals ARGS`` runs), its exit status and output; the
+    real entry point in a process of its own is exercised by the closed-pipe test below and tests/packaging."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(list(args))
+        except SystemExit as ex:  # argparse: --version, usage errors
+            status = ex.code if isinstance(ex.code, int) else 1
+    return subprocess.CompletedProcess(["eq-evals", *args], status, out.getvalue(), err.getvalue())
 
 
 def _children(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -185,7 +195,7 @@ def test_list_unknown_benchmark_or_task_is_an_error_naming_the_known_ones() -> N
 def test_a_closed_pipe_ends_the_listing_quietly() -> None:
     """`eq-evals list | head`: the reader is gone before the listing writes; no traceback."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "eq_evals.cli", "list", "--long"],
+        [sys.executable, "-m", "eq_evals.cli", "list"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -44,8 +44,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from click.testing import CliRunner
-from support import SHARED_DATA, FakeHub
+from support import SHARED_DATA, FakeHub, inspect_here
 
 from eq_evals.cli import main as eq_evals_main
 
@@ -539,11 +538,7 @@ def pace_labels(ws: Workspace) -> str:
 
 
 def run_inspect(argv: list[str]) -> tuple[int, str]:
-    from inspect_ai._cli.main import inspect
-
-    result = CliRunner().invoke(inspect, argv[1:], auto_envvar_prefix="INSPECT")
-    error = "" if result.exception is None or isinstance(result.exception, SystemExit) else repr(result.exception)
-    return result.exit_code, result.output + error
+    return inspect_here(*argv[1:])
 
 
 def run_eq_evals(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str, str]:

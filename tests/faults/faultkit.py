@@ -1,7 +1,8 @@
 """Helpers of the issue 19 fault-injection suite ("No silent wrong number anywhere").
 
-Everything goes through the public surfaces where it can: ``inspect eval`` / ``inspect eval-retry`` run as
-real processes (``python -m inspect_ai``), ``eq-evals`` through its entry point (``eq_evals.cli.main``), and logs
+Everything goes through the public surfaces where it can: ``inspect eval`` / ``inspect eval-retry`` through
+Inspect's own CLI command (in this process, ``support.inspect_here``; a run stopped by Ctrl-C is a real process,
+``support.interrupt_a_run``), ``eq-evals`` through its entry point (``eq_evals.cli.main``), and logs
 are read with ``inspect_ai.log``. Only scripted models are used (README, "Models shipped with eq-evals"); faults
 are injected with their ``-M delay=``, ``-M fail_every=`` and ``-M fail_while=`` options.
 """
@@ -10,44 +11,25 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log, write_eval_log
+from support import inspect_here
 
 REPO = Path(__file__).resolve().parents[2]
 LE_FIXTURES = REPO / "datasets" / "longemotion" / "fixtures"
 
 
-def env(**extra: str) -> dict[str, str]:
-    """The environment of a child process: this interpreter's import path, offline, no overlay unless given."""
-    out = dict(
-        os.environ,
-        PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
-        HF_HUB_OFFLINE="1",
-        INSPECT_LOG_LEVEL="warning",
-    )
-    out.pop("EQ_EVALS_PATH", None)
-    out.update(extra)
-    return out
-
-
-def inspect_cli(*args: str, timeout: float = 240, **extra_env: str) -> subprocess.CompletedProcess:
-    """``inspect ARGS`` in a child process (the real CLI, as a user runs it)."""
-    return subprocess.run(
-        [sys.executable, "-m", "inspect_ai", *args],
-        env=env(**extra_env),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+def inspect_cli(*args: str, **extra_env: str) -> subprocess.CompletedProcess:
+    """``inspect ARGS`` through the real CLI (Inspect's click command, in this process: ``support.inspect_here``);
+    the output is in both ``stdout`` and ``stderr``."""
+    code, output = inspect_here(*args, env={"INSPECT_LOG_LEVEL": "warning", **extra_env})
+    return subprocess.CompletedProcess(["inspect", *args], code, output, output)
 
 
 def logs_in(folder: Path) -> list[Path]:
@@ -60,30 +42,12 @@ def only_log(folder: Path) -> EvalLog:
     return read_eval_log(str(found[0]))
 
 
-def start_inspect_eval(log_dir: Path, task: str, *args: str, **extra_env: str) -> tuple[subprocess.Popen, Path]:
-    """Start ``inspect eval TASK ARGS --log-dir LOG_DIR`` in a child process (several can run side by side)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "inspect_ai", "eval", task, *args, "--log-dir", str(log_dir), "--display", "none"],
-        env=env(**extra_env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    return proc, log_dir
-
-
-def finish_inspect_eval(started: tuple[subprocess.Popen, Path], timeout: float = 300) -> EvalLog:
-    """Wait for a run started by ``start_inspect_eval`` and return the one log it wrote."""
-    proc, log_dir = started
-    out, err = proc.communicate(timeout=timeout)
-    found = logs_in(log_dir) if log_dir.exists() else []
-    assert found, f"inspect eval wrote no log (exit {proc.returncode}):\n{out[-2000:]}\n{err[-3000:]}"
-    return only_log(log_dir)
-
-
 def inspect_eval_cli(log_dir: Path, task: str, *args: str, **extra_env: str) -> EvalLog:
     """Run ``inspect eval TASK ARGS --log-dir LOG_DIR`` and return the one log it wrote."""
-    return finish_inspect_eval(start_inspect_eval(log_dir, task, *args, **extra_env))
+    proc = inspect_cli("eval", task, *args, "--log-dir", str(log_dir), "--display", "none", **extra_env)
+    found = logs_in(log_dir) if log_dir.exists() else []
+    assert found, f"inspect eval wrote no log (exit {proc.returncode}):\n{proc.stdout[-3000:]}"
+    return only_log(log_dir)
 
 
 def run_cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:

@@ -6,8 +6,8 @@ LongEmotion: 0) or as an empty reply that loses every HEART criterion, and the l
 sample is errored (so ``inspect eval-retry`` runs it again) or unscored with a reason naming the limit; SAGE
 ("interrupted") and PACE ("no_reply") already leave it unscored.
 
-One run per benchmark goes through the real ``inspect eval`` CLI with ``--time-limit 1`` and ``-M delay=2`` on the
-scripted tested model (its reply comes after the limit); the five runs start together in one fixture. The token and
+One run per benchmark goes through the real ``inspect eval`` CLI (Inspect's click command, in this process) with
+``--time-limit 1`` and ``-M delay=2`` on the scripted tested model (its reply comes after the limit). The token and
 message limits are exercised on FACET through Inspect's Python API.
 """
 
@@ -16,9 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from faultkit import LE_FIXTURES, cut_by_a_limit, finish_inspect_eval, limit_problems, start_inspect_eval
+from faultkit import LE_FIXTURES, cut_by_a_limit, limit_problems, only_log
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
+from support import inspect_here
 
 import eq_evals._registry  # noqa: F401
 
@@ -64,8 +65,11 @@ RUNS = {
 def timed_out(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
     """benchmark -> the log of its ``inspect eval ... --time-limit 1`` run, every sample cut by the limit."""
     root = tmp_path_factory.mktemp("time_limit")
-    started = {name: start_inspect_eval(root / name, task, *args, *SLOW) for name, (task, *args) in RUNS.items()}
-    logs = {name: finish_inspect_eval(run) for name, run in started.items()}
+    logs = {}
+    for name, (task, *args) in RUNS.items():
+        code, output = inspect_here("eval", task, *args, *SLOW, "--log-dir", str(root / name), "--display", "none")
+        assert (root / name).exists(), f"inspect eval {task} wrote no log (exit {code}):\n{output[-3000:]}"
+        logs[name] = only_log(root / name)
     for name, log in logs.items():
         assert len(cut_by_a_limit(log)) == len(log.samples) == 2, f"{name}: the time limit did not cut every sample"
         assert {s.limit.type for s in log.samples} == {"time"}
