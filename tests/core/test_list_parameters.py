@@ -5,14 +5,13 @@ longemotion_expression (emotions, top_k)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import contextlib
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
+from support import inspect_here
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.engine import ParamDecl, coerce, comma_list, parse_declaration, register_all
@@ -93,15 +92,11 @@ def test_a_list_reaches_the_scorer_as_a_comma_separated_string() -> None:
         heart(language=["en", "zh"])  # not a list parameter
 
 
-def test_list_shows_the_form() -> None:
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
-    out = subprocess.run(
-        [sys.executable, "-m", "eq_evals.cli", "list", "facet_pairwise"],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=env,
-    ).stdout
+def test_list_shows_the_form(capsys: pytest.CaptureFixture) -> None:
+    from eq_evals.cli import main
+
+    assert main(["list", "facet_pairwise"]) == 0
+    out = capsys.readouterr().out
     assert "-T dimensions=None (str, comma-separated list: a,b or [a, b]): Comma-separated subset" in out
     assert "-T language='all' (str ['en', 'zh', 'all'])" in out
 
@@ -111,17 +106,12 @@ def test_list_shows_the_form() -> None:
 
 
 def inspect_cli(cwd: Path, *args: str) -> Path:
-    """``inspect eval ...`` in a subprocess (as a user types it); returns the one log it wrote."""
+    """``inspect eval ...`` as a user types it in folder ``cwd`` (Inspect's click command, in this process); returns
+    the one log it wrote."""
     logs = cwd / "cli-logs"
-    result = subprocess.run(
-        [sys.executable, "-m", "inspect_ai", "eval", *args, "--log-dir", str(logs), "--display", "plain"],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ, HF_HUB_OFFLINE="1"),
-    )
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    with contextlib.chdir(cwd):
+        code, output = inspect_here("eval", *args, "--log-dir", str(logs), "--display", "plain")
+    assert code == 0, output[-3000:]
     [path] = list(logs.glob("*.eval"))
     path = path.rename(cwd / path.name)
     return path
