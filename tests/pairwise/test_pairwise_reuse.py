@@ -15,6 +15,7 @@ from eq_evals.pairwise.verdict import sample_verdicts
 
 TWO = ["eq_evals/scripted-echo", "eq_evals/scripted-oracle"]
 JUDGE = "eq_evals/scripted-judge"
+PROMPTS = 20  # of the 60 naturalness prompts: 60 matchups for three models, what the active-pairing budget needs
 
 
 def generate(log_dir: Path, models) -> Path:
@@ -22,6 +23,7 @@ def generate(log_dir: Path, models) -> Path:
         "eq_evals/facet_naturalness",
         model=list(models),
         task_args={"language": "en"},
+        limit=PROMPTS,
         log_dir=str(log_dir),
         display="none",
     )
@@ -68,7 +70,7 @@ def test_rerun_after_a_crash_and_adding_a_model_pay_only_new_calls(gens, tmp_pat
     assert judge_calls(partial) == 2 * 10
     full = judge(str(two), tmp_path / "full", task_args={"reuse": str(tmp_path / "partial")})
     n = len(full.samples)
-    assert n == 60 and judge_calls(full) == 2 * (n - 10)  # 60 naturalness prompts, one pair of models
+    assert n == PROMPTS and judge_calls(full) == 2 * (n - 10)  # a matchup per prompt, one pair of models
     reused = [c for s in full.samples for v in sample_verdicts(s) for c in v.calls if c.reused_from]
     assert len(reused) == 20 and all(c.reused_from.startswith(str(tmp_path / "partial")) for c in reused)
     # identical verdicts to a run that paid for every call
