@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eq_evals.core.text import fmt
+from eq_evals.core.text import fmt, number
 from eq_evals.errors import EqEvalsError
 from eq_evals.logcheck import expand_log_paths, select
 from eq_evals.pairwise.verdict import PairVerdict, log_verdicts
@@ -173,10 +172,6 @@ def human_labels(
     return labels
 
 
-def _num(x: float | None) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
-
-
 def kappa_block(instances: list[Instance]) -> dict[str, Any]:
     """Cohen's kappa (human vs judge over {A, B, DRAW}), percent agreement, the conflict rate and kappa over the
     non-conflicted instances. Kappa is None where undefined (both raters used one and the same label)."""
@@ -193,10 +188,10 @@ def kappa_block(instances: list[Instance]) -> dict[str, Any]:
     clean = [i for i in instances if not i.conflicted]
     return {
         "n": len(instances),
-        "kappa": _num(cohen_kappa(h, j, LABELS)),
+        "kappa": number(cohen_kappa(h, j, LABELS)),
         "percent_agreement": percent_agreement(h, j),
         "conflict_rate": (len(instances) - len(clean)) / len(instances),
-        "kappa_non_conflicted": _num(cohen_kappa([i.human for i in clean], [i.judge for i in clean], LABELS))
+        "kappa_non_conflicted": number(cohen_kappa([i.human for i in clean], [i.judge for i in clean], LABELS))
         if clean
         else None,
         "n_non_conflicted": len(clean),
@@ -211,7 +206,7 @@ def judge_agreement(instances: list[Instance]) -> dict[str, Any]:
     per_dimension = {d: kappa_block(v) for d, v in sorted(by_dim.items())}
     kappas = [v["kappa"] for v in per_dimension.values() if v["kappa"] is not None]
     undefined = sorted(d for d, v in per_dimension.items() if v["kappa"] is None)
-    stab = {k: _num(v) for k, v in stability(kappas).items()} if kappas else None
+    stab = {k: number(v) for k, v in stability(kappas).items()} if kappas else None
     return {
         "per_dimension": per_dimension,
         "total": kappa_block(instances),
@@ -234,7 +229,7 @@ def human_fleiss(humans: dict[str, dict[str, str]], dimensions: dict[str, str]) 
         return None
 
     def fk(sids: list[str]) -> float | None:
-        return _num(fleiss_kappa([[humans[r][s] for r in sorted(humans)] for s in sids])) if sids else None
+        return number(fleiss_kappa([[humans[r][s] for r in sorted(humans)] for s in sids])) if sids else None
 
     by_dim: dict[str, list[str]] = defaultdict(list)
     for s in shared:
@@ -272,7 +267,7 @@ def agreement(judgments: list[str], human_csv: str, allow_partial: bool = False)
             shared = sorted(set(jl) & set(hl))
             if len(shared) >= 2:
                 per_human[human] = {
-                    "kappa": _num(cohen_kappa([jl[s] for s in shared], [hl[s] for s in shared], LABELS)),
+                    "kappa": number(cohen_kappa([jl[s] for s in shared], [hl[s] for s in shared], LABELS)),
                     "n": len(shared),
                 }
         values = [v["kappa"] for v in per_human.values() if v["kappa"] is not None]
@@ -281,7 +276,7 @@ def agreement(judgments: list[str], human_csv: str, allow_partial: bool = False)
     raters = {**logs.labels, **humans}
     items = sorted(set().union(*(set(v) for v in raters.values())))
     report["krippendorff_alpha"] = {
-        "alpha": _num(krippendorff_alpha([[raters[r].get(s) for r in raters] for s in items])),
+        "alpha": number(krippendorff_alpha([[raters[r].get(s) for r in raters] for s in items])),
         "n": len(items),
     }
     return report

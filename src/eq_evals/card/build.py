@@ -6,7 +6,6 @@ the arithmetic (``eq_evals.sections``), the card only reads what they return.
 
 from __future__ import annotations
 
-import math
 import os
 import shlex
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from eq_evals import logcheck
+from eq_evals.core.text import number
 from eq_evals.errors import EqEvalsError
 from eq_evals.report import route
 from eq_evals.sections import Inputs, Result, Section, discover
@@ -66,16 +66,6 @@ class Score:
         return {k: v for k, v in self.__dict__.items()}
 
 
-def _num(x: Any) -> float | None:
-    if x is None:
-        return None
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(v) else v
-
-
 def _scale(x: float | None, lo: float, hi: float) -> float | None:
     return None if x is None else 100 * (x - lo) / (hi - lo)
 
@@ -111,9 +101,9 @@ def pairwise_scores(result: Result, routed: dict[str, list], task_benchmark: dic
                 dimension=("interaction · " if benchmark == "facet" else "battles · ") + row["dimension"],
                 language=row["language"],
                 model=row["model"],
-                value=_num(row["rating"]),
-                lower=_num(row.get("lower")),
-                upper=_num(row.get("upper")),
+                value=number(row["rating"]),
+                lower=number(row.get("lower")),
+                upper=number(row.get("upper")),
                 unit="rating (Elo scale)",
                 scaled=share,
                 facet="interaction" if benchmark == "facet" else "PACE battles",
@@ -150,20 +140,20 @@ def objective_scores(result: Result, routed: dict[str, list]) -> list[Score]:
                         dimension=dim,
                         language=language,
                         model=model,
-                        value=_num(value),
-                        lower=_num(ci.get("lower")),
-                        upper=_num(ci.get("upper")),
+                        value=number(value),
+                        lower=number(ci.get("lower")),
+                        upper=number(ci.get("upper")),
                         unit="accuracy %",
-                        scaled=_num(value),
-                        scaled_lower=_num(ci.get("lower")),
-                        scaled_upper=_num(ci.get("upper")),
+                        scaled=number(value),
+                        scaled_lower=number(ci.get("lower")),
+                        scaled_upper=number(ci.get("upper")),
                         n=ci.get("n"),
                         n_label="scored answers",
                         facet=FACET_OF.get(dim, "objective"),
                         partial=partial,
                         marks=["partial"] if partial else [],
                         baselines={
-                            label.removeprefix("reference: "): _num(r.get(dim)) for label, r in sorted(refs.items())
+                            label.removeprefix("reference: "): number(r.get(dim)) for label, r in sorted(refs.items())
                         },
                         logs=logs,
                         section="facet",
@@ -180,13 +170,13 @@ def objective_scores(result: Result, routed: dict[str, list]) -> list[Score]:
                     dimension="objective average",
                     language=language,
                     model=model,
-                    value=_num(average),
+                    value=number(average),
                     unit="accuracy %",
                     facet="objective",
                     partial=partial or dims.get("objective_average") is None,
                     marks=marks,
                     baselines={
-                        label.removeprefix("reference: "): _num(r.get("objective_average"))
+                        label.removeprefix("reference: "): number(r.get("objective_average"))
                         for label, r in sorted(refs.items())
                     },
                     logs=logs,
@@ -211,17 +201,18 @@ def sage_scores(result: Result) -> list[Score]:
             marks=marks,
             logs=list(row.get("logs") or []),
             section="sage",
+            baselines={"start of every dialogue (no change)": number(row.get("start"))},
         )
         note = f"simulated user {row.get('simulator')}; {row.get('unscored', 0)} unscored"
         out.append(
             Score(
                 dimension="Sentient score",
-                value=_num(row.get("sentient")),
-                lower=_num(row.get("ci_low")),
-                upper=_num(row.get("ci_high")),
-                scaled=_num(row.get("sentient")),
-                scaled_lower=_num(row.get("ci_low")),
-                scaled_upper=_num(row.get("ci_high")),
+                value=number(row.get("sentient")),
+                lower=number(row.get("ci_low")),
+                upper=number(row.get("ci_high")),
+                scaled=number(row.get("sentient")),
+                scaled_lower=number(row.get("ci_low")),
+                scaled_upper=number(row.get("ci_high")),
                 n=row.get("n"),
                 note=note,
                 **common,  # type: ignore[arg-type]
@@ -230,7 +221,7 @@ def sage_scores(result: Result) -> list[Score]:
         for kind in ("rational", "emotional"):
             if row.get(kind) is not None:
                 out.append(
-                    Score(dimension=f"{kind} scenarios", value=_num(row.get(kind)), note=note, **common)  # type: ignore[arg-type]
+                    Score(dimension=f"{kind} scenarios", value=number(row.get(kind)), note=note, **common)  # type: ignore[arg-type]
                 )
     return out
 
@@ -268,13 +259,13 @@ def pace_scores(result: Result) -> list[Score]:
             out.append(
                 Score(
                     dimension="EQ",
-                    value=_num(row["eq"]),
-                    lower=_num(row.get("ci_low")),
-                    upper=_num(row.get("ci_high")),
+                    value=number(row["eq"]),
+                    lower=number(row.get("ci_low")),
+                    upper=number(row.get("ci_high")),
                     unit="composite EQ 0-10",
-                    scaled=_scale(_num(row["eq"]), 0, 10),
-                    scaled_lower=_scale(_num(row.get("ci_low")), 0, 10),
-                    scaled_upper=_scale(_num(row.get("ci_high")), 0, 10),
+                    scaled=_scale(number(row["eq"]), 0, 10),
+                    scaled_lower=_scale(number(row.get("ci_low")), 0, 10),
+                    scaled_upper=_scale(number(row.get("ci_high")), 0, 10),
                     facet="PACE",
                     **base,  # type: ignore[arg-type]
                 )
@@ -286,13 +277,13 @@ def pace_scores(result: Result) -> list[Score]:
                 out.append(
                     Score(
                         dimension=PACE_NAMES[d],
-                        value=_num(row[d]),
-                        lower=_num(ci[0]),
-                        upper=_num(ci[1]),
+                        value=number(row[d]),
+                        lower=number(ci[0]),
+                        upper=number(ci[1]),
                         unit="board score 0-10",
-                        scaled=_scale(_num(row[d]), 0, 10),
-                        scaled_lower=_scale(_num(ci[0]), 0, 10),
-                        scaled_upper=_scale(_num(ci[1]), 0, 10),
+                        scaled=_scale(number(row[d]), 0, 10),
+                        scaled_lower=_scale(number(ci[0]), 0, 10),
+                        scaled_upper=_scale(number(ci[1]), 0, 10),
                         facet="PACE",
                         **base,  # type: ignore[arg-type]
                     )
@@ -328,17 +319,17 @@ def heart_scores(result: Result, routed: dict[str, list]) -> list[Score]:
         out.append(
             Score(
                 dimension="Elo (overall)",
-                value=_num(row["elo"]),
-                lower=_num(lo),
-                upper=_num(hi),
+                value=number(row["elo"]),
+                lower=number(lo),
+                upper=number(hi),
                 unit="HEART Elo",
                 facet="HEART",
-                baselines={"centre": 1500.0, **{f"{r['model']} reply": _num(r["elo"]) for r in refs}},
+                baselines={"centre": 1500.0, **{f"{r['model']} reply": number(r["elo"]) for r in refs}},
                 **base,  # type: ignore[arg-type]
             )
         )
         for letter in [*HEART_NAMES, "overall_win_rate"]:
-            value = _num(row.get(letter))
+            value = number(row.get(letter))
             out.append(
                 Score(
                     dimension="win rate overall" if letter == "overall_win_rate" else f"{letter} win rate",
@@ -346,7 +337,7 @@ def heart_scores(result: Result, routed: dict[str, list]) -> list[Score]:
                     unit="win rate %",
                     scaled=value,
                     facet="HEART",
-                    baselines={"even record": 50.0, **{f"{r['model']} reply": _num(r.get(letter)) for r in refs}},
+                    baselines={"even record": 50.0, **{f"{r['model']} reply": number(r.get(letter)) for r in refs}},
                     **base,  # type: ignore[arg-type]
                 )
             )
@@ -362,7 +353,7 @@ def longemotion_scores(result: Result) -> list[Score]:
     out = []
     for row in data.get("rows", []):
         for column, cell in row.get("cells", {}).items():
-            value, err = _num(cell.get("value")), _num(cell.get("stderr"))
+            value, err = number(cell.get("value")), number(cell.get("stderr"))
             lo = hi = None
             if value is not None and err is not None:
                 lo, hi = value - 1.96 * err, value + 1.96 * err
@@ -584,7 +575,7 @@ def outcome(score: Any) -> str:
         return {"C": "correct", "I": "incorrect", "P": "partial credit"}.get(value, "scored")
     if isinstance(value, dict):
         return "scored"
-    v = _num(value)
+    v = number(value)
     if v is None:
         return "unscored"
     if v == 1.0:

@@ -24,6 +24,15 @@ def fmt(x: Any, digits: int = 1, missing: str = MISSING) -> str:
     return f"{x:.{digits}f}"
 
 
+def number(x: Any) -> float | None:
+    """``x`` as a float, or None when it is missing, NaN or not a number (CSV and JSON write None as empty/null)."""
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(value) else value
+
+
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
     """A Markdown table; ``|`` inside a cell is escaped so a model name cannot break the row."""
 

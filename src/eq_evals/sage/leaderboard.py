@@ -12,7 +12,7 @@ from typing import Any, Iterable
 from eq_evals import logcheck
 from eq_evals.charts import Chart, Point, save
 from eq_evals.charts import footnote as chart_footnote
-from eq_evals.core.text import fmt, markdown_table
+from eq_evals.core.text import fmt, markdown_table, number
 from eq_evals.sage.rules import Aggregate, aggregate
 from eq_evals.sections import Inputs, Result, Section
 
@@ -38,6 +38,9 @@ class Row:
     settings: dict[str, Any] = field(default_factory=dict)
     partial: bool = False  # some dialogues come from a log that is not complete (allow_partial)
     unscored_reasons: dict[str, int] = field(default_factory=dict)  # reason -> count (logcheck.unscored_reason)
+    # the simulated user's emotion when every dialogue starts (task argument initial_emotion; SAGE paper Fig. 6: 40):
+    # the score of a reply that moves nothing, the baseline a Sentient score is read against
+    start: float | None = None
 
 
 def _role_model(log: Any, role: str = "simulated_user") -> str:
@@ -186,6 +189,7 @@ def collect_logs(logs: list[tuple[Any, logcheck.LogCheck]]) -> Rows:
                 settings=group["settings"],
                 partial=group["partial"],
                 unscored_reasons=reasons,
+                start=number(group["settings"].get("initial_emotion")),
             )
         )
     # Ties keep the order of appearance (SAGE paper §4) and share a rank; unscored rows come last, unranked.
