@@ -102,6 +102,8 @@ def test_numbers_are_the_sections_numbers(card, benchmark_logs, tmp_path) -> Non
         s = one(benchmark="sage", model=row["model"], dimension="Sentient score")
         assert (s["value"], s["lower"], s["upper"]) == (row["sentient"], row["ci_low"], row["ci_high"])
         assert s["logs"] == row["logs"]
+        # the baseline: the simulated user's starting emotion, the score of a reply that moves nothing (SAGE: 40)
+        assert row["start"] == 40 and s["baselines"] == {"start of every dialogue (no change)": 40.0}
     for table in ratings["pace"]:
         for row in table["rows"]:
             language = table["language"]
