@@ -620,7 +620,7 @@ Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors, or None wh
 
 def embedding_similarity(texts: list[str], embed: Embed | None) -> np.ndarray | None:
     """Cosine similarity of a sentence-embedding model's vectors (the benchmark passes its model, e.g. the
-    LongEmotion RAG model, ``eq_evals.longemotion.retrieval.english_embeddings``), or None without one."""
+    project's default model, ``eq_evals.core.embeddings.english_embeddings``), or None without one."""
     if embed is None:
         return None
     v = embed(texts)

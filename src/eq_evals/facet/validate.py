@@ -42,6 +42,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Iterable
 
+from eq_evals.core.embeddings import english_embeddings
 from eq_evals.core.itemcheck import (
     Choice,
     Finding,  # noqa: F401 - part of this module's interface
@@ -66,7 +67,6 @@ from eq_evals.facet.answers import count_options, gold_slots, normalize_label, p
 from eq_evals.facet.data import EMOTION_DIMENSIONS, OPTION_LABEL, read_records
 from eq_evals.facet.data import validate as validate_record
 from eq_evals.facet.taxonomy import taxonomy
-from eq_evals.longemotion.retrieval import english_embeddings
 from eq_evals.resources import load_yaml
 
 # FACET paper §4.2, Fig. 6b: multi-select items among 60

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from eq_evals.core.embeddings import english_embeddings
 from eq_evals.core.itemcheck import (
     Report,
     binomial_interval,
@@ -35,7 +36,6 @@ from eq_evals.core.itemcheck import (
 )
 from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError
-from eq_evals.longemotion.retrieval import english_embeddings
 
 CHECKS = ("schema", "reference_style", "alignment", "same_scenario")
 # the seeker calls the supporter a machine (the release's adversarial histories do so in 2 of 20)

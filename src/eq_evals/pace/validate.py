@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from eq_evals.core.embeddings import english_embeddings
 from eq_evals.core.itemcheck import Report, collect_files, language_pairs, length_ratio, limits, scenario_pairs
 from eq_evals.errors import DataError, EqEvalsError
-from eq_evals.longemotion.retrieval import english_embeddings
 
 CHECKS = ("schema", "alignment", "same_scenario")
 
