@@ -720,6 +720,51 @@ def scenario_pairs(
     return out
 
 
+def reviewed_pairs(section: str) -> dict[frozenset[str], str]:
+    """Pairs of items (ids without the language) that the same-scenario check flags but a reader found to tell
+    different stories, with the reason: ``same_scenario_reviewed`` of a section of the limits file."""
+    return {frozenset(entry[:2]): str(entry[2]) for entry in limits(section).get("same_scenario_reviewed") or []}
+
+
+def check_same_scenario(
+    rows: Iterable[Any],
+    report: Report,
+    text: Callable[[Any], str],
+    lim: dict,
+    key: Callable[[Any], str] = lambda r: r.key,
+    reviewed: dict[frozenset[str], str] | None = None,
+    embed: Embed | None = None,
+) -> None:
+    """The same-scenario check of one validator: one text per item (``key``: the id without its language; the
+    English version where there is one, as the embedding model is English-only), ``scenario_pairs`` over them
+    (``embed``: the model, e.g. ``eq_evals.core.embeddings.english_embeddings``),
+    its figures under ``same_scenario``, one finding per flagged pair on the second item of the pair (naming
+    every language version it has), and the warning when the embedding model is missing. A pair in ``reviewed``
+    (``reviewed_pairs``) is no finding: it is counted with its reason among the figures."""
+    rows = list(rows)
+    first: dict[str, Any] = {}
+    languages: dict[str, list[str]] = defaultdict(list)
+    for r in sorted(rows, key=lambda r: r.language != "en"):
+        first.setdefault(key(r), r)
+        languages[key(r)].append(r.language)
+    keys = sorted(first)
+    found = scenario_pairs(keys, [text(first[k]) for k in keys], [first[k].language for k in keys], lim, embed=embed)
+    report.figures["same_scenario"] = found["figures"]
+    known = reviewed or {}
+    seen_reviewed = []
+    for a, b, severity, how in found["pairs"]:
+        if frozenset((a, b)) in known:
+            seen_reviewed.append(f"{a} ~ {b}: {known[frozenset((a, b))]}")
+            continue
+        versions = "/".join(sorted(languages[b]))
+        report.add("same_scenario", severity, first[b], f"tells the same story as {a} ({how}; {versions} versions)")
+    if known:
+        report.figures["same_scenario"]["reviewed_distinct"] = seen_reviewed
+    if found.get("warning"):
+        files = ", ".join(sorted({r.file for r in rows}))
+        report.add("same_scenario", "warning", None, found["warning"], files, "-")
+
+
 def language_pairs(rows: Iterable[Any], report: Report, noun: str) -> list[tuple[str, Any, Any]]:
     """(key, English row, Chinese row) for every item with both versions; an item with one version is an
     alignment error naming it. Rows carry ``key`` (the id without its language) and ``language``."""

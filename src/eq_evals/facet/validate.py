@@ -58,8 +58,10 @@ from eq_evals.core.itemcheck import (
     limits,
     ngrams,
     render_findings,
+    reviewed_pairs,
     tokens,
 )
+from eq_evals.core.itemcheck import check_same_scenario as shared_check_same_scenario
 from eq_evals.core.itemcheck import word_features as features
 from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError
@@ -558,23 +560,17 @@ def scenario_text(record: dict, text: str) -> str:
 
 
 def check_same_scenario(items: list[Item], report: Report, t: Thresholds) -> None:
-    """Pairs of items (any dimension, any file) that tell the same story in other words. One text per item id:
-    the English version where there is one (the embedding model is English-only), else the Chinese."""
-    from eq_evals.core.itemcheck import scenario_pairs
-
-    texts: dict[str, tuple[str, Item]] = {}
-    for item in sorted(items, key=lambda i: i.language != "en"):  # English first
-        key = str(item.record.get("item_id") or re.sub(r"-(en|zh)$", "", item.id))
-        texts.setdefault(key, (scenario_text(item.record, item.text), item))
-    keys = sorted(texts)
-    found = scenario_pairs(
-        keys, [texts[k][0] for k in keys], [texts[k][1].language for k in keys], t.limits(), embed=english_embeddings
+    """Pairs of items (any dimension, any file) that tell the same story in other words
+    (``eq_evals.core.itemcheck.check_same_scenario``)."""
+    shared_check_same_scenario(
+        items,
+        report,
+        lambda i: scenario_text(i.record, i.text),
+        t.limits(),
+        key=lambda i: str(i.record.get("item_id") or re.sub(r"-(en|zh)$", "", i.id)),
+        reviewed=reviewed_pairs("facet"),
+        embed=english_embeddings,
     )
-    report.figures["same_scenario"] = found["figures"]
-    for a, b, severity, how in found["pairs"]:
-        report.add("same_scenario", severity, texts[b][1], f"tells the same story as {a} ({how})")
-    if found.get("warning"):
-        report.add("same_scenario", "warning", None, found["warning"], ", ".join(sorted({i.file for i in items})), "-")
 
 
 def _body(item: Item) -> str:

@@ -32,8 +32,9 @@ from eq_evals.core.itemcheck import (
     language_pairs,
     length_ratio,
     limits,
-    scenario_pairs,
+    reviewed_pairs,
 )
+from eq_evals.core.itemcheck import check_same_scenario as shared_check_same_scenario
 from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError
 
@@ -221,24 +222,16 @@ def check_alignment(rows: list[Row], report: Report, lim: dict) -> None:
     }
 
 
+def story(r: Row) -> str:
+    """What a history tells: the situation and the seeker's turns."""
+    seeker = [t for t, who in zip(r.record["dialogue_history"], r.record["speakers"]) if who == "seeker"]
+    return " ".join([r.record.get("situation") or "", *seeker])
+
+
 def check_same_scenario(rows: list[Row], report: Report, facet_lim: dict) -> None:
-    texts: dict[str, Row] = {}
-    for r in sorted(rows, key=lambda r: r.language != "en"):
-        texts.setdefault(r.key, r)
-    keys = sorted(texts)
-
-    def story(r: Row) -> str:
-        seeker = [t for t, who in zip(r.record["dialogue_history"], r.record["speakers"]) if who == "seeker"]
-        return " ".join([r.record.get("situation") or "", *seeker])
-
-    found = scenario_pairs(
-        keys, [story(texts[k]) for k in keys], [texts[k].language for k in keys], facet_lim, embed=english_embeddings
+    shared_check_same_scenario(
+        rows, report, story, facet_lim, reviewed=reviewed_pairs("heart"), embed=english_embeddings
     )
-    report.figures["same_scenario"] = found["figures"]
-    for a, b, severity, how in found["pairs"]:
-        report.add("same_scenario", severity, texts[b], f"tells the same story as {a} ({how})")
-    if found.get("warning"):
-        report.add("same_scenario", "warning", None, found["warning"], ", ".join(sorted({r.file for r in rows})), "-")
 
 
 def run(paths: Iterable[str | Path], checks: Iterable[str] = CHECKS) -> Report:
