@@ -654,7 +654,12 @@ def row_z(sims: np.ndarray) -> np.ndarray:
 
 
 def scenario_pairs(
-    keys: list[str], texts: list[str], languages: list[str], lim: dict, embed: Embed | None = None
+    keys: list[str],
+    texts: list[str],
+    languages: list[str],
+    lim: dict,
+    embed: Embed | None = None,
+    zh_texts: list[str | None] | None = None,
 ) -> dict[str, Any]:
     """Pairs of texts that tell the same story (English texts; Chinese ones only where an item has no English).
 
@@ -665,6 +670,13 @@ def scenario_pairs(
       ``same_scenario_z`` (sets of at least ``same_scenario_min_texts``), or the embedding cosine at or above
       ``same_scenario_embedding``. ``embed`` is the model (texts -> normalised vectors); without one (None, or
       it returns None) paraphrases are not looked for, and a warning says so.
+    - Bilingual items (``zh_texts``: the Chinese version of each English text): the z-score of the English
+      embedding cosine plus that of the Chinese character-bigram TF-IDF cosine, at or above
+      ``same_scenario_z_bilingual`` (None: not used). Two tellings of one story share its people, places and events; the
+      English texts say them in different words, but their Chinese versions tend to name them with the same
+      characters (桥 bridge, 抄 copied, 试镜 audition, 婆婆 mother-in-law), while the genre's common wording is
+      down-weighted by IDF. The two languages are two views of one item, so a pair must stand out in both
+      together. This finds all eight pairs issue 23 lists on version 3 (the English score alone: three).
 
     Returns the flagged pairs (key a, key b, severity, how), figures per language and an optional warning."""
     out: dict[str, Any] = {"pairs": [], "figures": {}, "warning": None}
@@ -693,7 +705,13 @@ def scenario_pairs(
             else:
                 method = "embedding"
                 rules = [(dense, lim["same_scenario_embedding"], "embedding cosine")]
-                if len(sub) >= lim["same_scenario_min_texts"]:
+                zh = [zh_texts[i] for i in idx] if zh_texts is not None else []
+                bilingual = lim.get("same_scenario_z_bilingual") is not None
+                if bilingual and len(sub) >= lim["same_scenario_min_texts"] and zh and all(zh):
+                    score = row_z(dense) + row_z(char_tfidf_similarity(zh))
+                    rules.insert(0, (score, lim["same_scenario_z_bilingual"], "embedding (en)+tfidf (zh) z"))
+                    method = "embedding (en)+tfidf (zh) z"
+                elif len(sub) >= lim["same_scenario_min_texts"]:
                     # a paraphrase need not share a word: lexical overlap may add to the evidence, never subtract
                     score = row_z(dense) + np.maximum(row_z(lexical), 0.0)
                     rules.insert(0, (score, lim["same_scenario_z"], "embedding+tfidf z"))
@@ -736,7 +754,8 @@ def check_same_scenario(
     embed: Embed | None = None,
 ) -> None:
     """The same-scenario check of one validator: one text per item (``key``: the id without its language; the
-    English version where there is one, as the embedding model is English-only), ``scenario_pairs`` over them
+    English version where there is one, as the embedding model is English-only, with its Chinese version),
+    ``scenario_pairs`` over them
     (``embed``: the model, e.g. ``eq_evals.core.embeddings.english_embeddings``),
     its figures under ``same_scenario``, one finding per flagged pair on the second item of the pair (naming
     every language version it has), and the warning when the embedding model is missing. A pair in ``reviewed``
@@ -748,7 +767,15 @@ def check_same_scenario(
         first.setdefault(key(r), r)
         languages[key(r)].append(r.language)
     keys = sorted(first)
-    found = scenario_pairs(keys, [text(first[k]) for k in keys], [first[k].language for k in keys], lim, embed=embed)
+    chinese = {key(r): text(r) for r in rows if r.language == "zh"}
+    found = scenario_pairs(
+        keys,
+        [text(first[k]) for k in keys],
+        [first[k].language for k in keys],
+        lim,
+        embed=embed,
+        zh_texts=[chinese.get(k) for k in keys],
+    )
     report.figures["same_scenario"] = found["figures"]
     known = reviewed or {}
     seen_reviewed = []

@@ -245,6 +245,6 @@ def run(paths: Iterable[str | Path], checks: Iterable[str] = CHECKS) -> Report:
     if "alignment" in wanted:
         check_alignment(rows, report, {"length_ratio": limits("facet")["length_ratio"]})
     if "same_scenario" in wanted:
-        check_same_scenario(rows, report, facet_lim)
+        check_same_scenario(rows, report, {**facet_lim, **lim})
     report.figures = dict(report.figures)
     return report

@@ -99,7 +99,7 @@ def check_same_scenario(queries: list[Query], report: Report) -> None:
         queries,
         report,
         lambda q: q.record["query"],
-        limits("facet"),
+        {**limits("facet"), **limits("pace")},
         reviewed=reviewed_pairs("pace"),
         embed=english_embeddings,
     )
