@@ -1,5 +1,5 @@
-"""The validators' shared same-scenario check (core/itemcheck.check_same_scenario): one text per item, findings
-naming the language versions, reviewed pairs kept out of the findings with their reason."""
+"""The validators' shared helpers in core/itemcheck.py: the same-scenario check (one text per item, findings
+naming the language versions, reviewed pairs kept out of the findings with their reason) and the duplicate-id rule."""
 
 from __future__ import annotations
 
@@ -73,3 +73,14 @@ def test_the_bundled_reviewed_pairs_have_reasons() -> None:
     for section in ("pace", "heart"):
         pairs = reviewed_pairs(section)
         assert pairs and all(len(p) == 2 and len(reason) > 20 for p, reason in pairs.items())
+
+
+def test_a_repeated_id_is_a_schema_error_naming_the_first() -> None:
+    from eq_evals.core.itemcheck import add_unique
+
+    report, kept, seen = Report([]), [], {}
+    for r in [Row("a", "en", "x", "one.jsonl"), Row("a", "en", "y", "two.jsonl"), Row("b", "en", "z")]:
+        add_unique(kept, r, seen, report)
+    assert [r.text for r in kept] == ["x", "z"]
+    (finding,) = report.findings
+    assert finding.check == "schema" and finding.file == "two.jsonl" and "first at one.jsonl, line a" in finding.message

@@ -101,6 +101,15 @@ class Report:
         )
 
 
+def add_unique(items: list[Any], item: Any, seen: dict[str, str], report: Report) -> None:
+    """Append ``item`` unless its id came before: then a schema error naming where the first one is."""
+    if item.id in seen:
+        report.add("schema", "error", item, f"duplicate id (first at {seen[item.id]})")
+    else:
+        seen[item.id] = f"{item.file}, {item.row}"
+        items.append(item)
+
+
 def collect_files(paths: Iterable[str | Path], what: str = "FACET") -> list[Path]:
     """The files given, folders expanded to their *.jsonl and *.json files; a missing path is an error."""
     files: list[Path] = []

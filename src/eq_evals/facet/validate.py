@@ -48,6 +48,7 @@ from eq_evals.core.itemcheck import (
     Finding,  # noqa: F401 - part of this module's interface
     Labelled,
     Report,
+    add_unique,
     choice_detectors,
     choice_form_figures,
     collect_files,
@@ -270,12 +271,7 @@ def load_items(files: list[Path], report: Report) -> list[Item]:
             except DataError as ex:
                 report.add("schema", "error", None, ex.problem, str(file), row)
                 continue
-            item = Item(str(file), row, record)
-            if item.id in seen:
-                report.add("schema", "error", item, f"duplicate id (first at {seen[item.id]})")
-                continue
-            seen[item.id] = f"{file}, {row}"
-            items.append(item)
+            add_unique(items, Item(str(file), row, record), seen, report)
     return items
 
 

@@ -26,6 +26,7 @@ from typing import Any, Iterable
 from eq_evals.core.embeddings import english_embeddings
 from eq_evals.core.itemcheck import (
     Report,
+    add_unique,
     binomial_interval,
     binomial_limit,
     collect_files,
@@ -96,12 +97,7 @@ def load(files: list[Path], report: Report) -> list[Row]:
             except DataError as ex:
                 report.add("schema", "error", None, ex.problem, str(file), f"line {number}")
                 continue
-            row = Row(str(file), f"line {number}", record)
-            if row.id in seen:
-                report.add("schema", "error", row, f"duplicate id (first at {seen[row.id]})")
-                continue
-            seen[row.id] = f"{file}, line {number}"
-            rows.append(row)
+            add_unique(rows, Row(str(file), f"line {number}", record), seen, report)
     return rows
 
 

@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Iterable
 
 from eq_evals.core.embeddings import english_embeddings
-from eq_evals.core.itemcheck import Report, collect_files, language_pairs, length_ratio, limits, reviewed_pairs
+from eq_evals.core.itemcheck import (
+    Report,
+    add_unique,
+    collect_files,
+    language_pairs,
+    length_ratio,
+    limits,
+    reviewed_pairs,
+)
 from eq_evals.core.itemcheck import check_same_scenario as shared_check_same_scenario
 from eq_evals.errors import DataError, EqEvalsError
 
@@ -63,12 +71,7 @@ def load(files: list[Path], report: Report) -> list[Query]:
             except DataError as ex:
                 report.add("schema", "error", None, ex.problem, str(file), row)
                 continue
-            q = Query(str(file), row, rec)
-            if q.id in seen:
-                report.add("schema", "error", q, f"duplicate id (first at {seen[q.id]})")
-                continue
-            seen[q.id] = f"{file}, {row}"
-            out.append(q)
+            add_unique(out, Query(str(file), row, rec), seen, report)
     return out
 
 
