@@ -3,27 +3,10 @@ naming the language versions, reviewed pairs kept out of the findings with their
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+from support import ItemRow as Row
 
 from eq_evals.core.itemcheck import Report, check_same_scenario, limits, reviewed_pairs
-
-
-@dataclass
-class Row:
-    key: str
-    language: str
-    text: str
-    file: str = "items.jsonl"
-
-    @property
-    def id(self) -> str:
-        return f"{self.key}-{self.language}"
-
-    @property
-    def row(self) -> str:
-        return f"line {self.key}"
 
 
 def topic_embed(texts: list[str]) -> np.ndarray:

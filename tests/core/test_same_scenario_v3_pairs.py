@@ -10,10 +10,10 @@ measures a pair against the set it is in, so the pairs are looked for in a set o
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support import ItemRow as Row
 
 from eq_evals.core.itemcheck import Report, check_same_scenario, limits
 
@@ -32,22 +32,6 @@ LISTED = {
         ("pace-proj-004", "pace-proj-045"),
     ]
 }
-
-
-@dataclass
-class Row:
-    key: str
-    language: str
-    text: str
-    file: str = "bundled"
-
-    @property
-    def id(self) -> str:
-        return f"{self.key}-{self.language}"
-
-    @property
-    def row(self) -> str:
-        return self.key
 
 
 def fixture_rows() -> list[Row]:
