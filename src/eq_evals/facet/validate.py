@@ -113,6 +113,7 @@ class Thresholds:
     proportion_tolerance: float = _L["proportion_tolerance"]
     near_duplicate: float = _L["near_duplicate"]
     same_scenario_z: float = _L["same_scenario_z"]
+    same_scenario_z_bilingual: float = _L["same_scenario_z_bilingual"]
     same_scenario_min_texts: int = _L["same_scenario_min_texts"]
     same_scenario_embedding: float = _L["same_scenario_embedding"]
     same_scenario_tfidf: float = _L["same_scenario_tfidf"]
