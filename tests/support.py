@@ -1,6 +1,7 @@
 """Helpers shared by the tests (imported as ``from support import ...``): the repository and the shared upstream
 data (read-only, never copied), the embedded model's availability, a run stopped by Ctrl-C, and the Causal-PACE
-worked example of docs/pace-weights.md, and a stand-in for the Hugging Face Hub (``FakeHub``)."""
+worked example of docs/pace-weights.md, a stand-in for the Hugging Face Hub (``FakeHub``), and an item row for the
+validators' shared checks (``ItemRow``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -142,3 +144,22 @@ class FakeHub:
         monkeypatch.setattr(HfApi, "create_repo", create_repo)
         monkeypatch.setattr(HfApi, "create_commit", create_commit)
         monkeypatch.setattr(HfApi, "create_tag", create_tag)
+
+
+@dataclass
+class ItemRow:
+    """The least an item needs for core/itemcheck's shared checks: its id without the language (``key``), the
+    language, the text, and where it is (``file``, ``row``)."""
+
+    key: str
+    language: str
+    text: str
+    file: str = "items.jsonl"
+
+    @property
+    def id(self) -> str:
+        return f"{self.key}-{self.language}"
+
+    @property
+    def row(self) -> str:
+        return f"line {self.key}"

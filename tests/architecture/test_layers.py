@@ -71,6 +71,20 @@ def test_shared_layers_import_no_benchmark() -> None:
     assert offending == [], "shared layers must not import a benchmark package:\n" + "\n".join(offending)
 
 
+def test_benchmarks_import_no_other_benchmark() -> None:
+    """A benchmark builds on the shared layers, not on another benchmark's internals (issue 18: the item
+    validators once loaded the embedding model from LongEmotion's retriever; it lives in core/embeddings.py)."""
+    names = benchmarks()
+    offending = [
+        f"{file.relative_to(SRC)}:{line}: imports {module}"
+        for own in names
+        for file in sorted((SRC / own).rglob("*.py"))
+        for line, module in imported_modules(file)
+        if any(module == f"eq_evals.{b}" or module.startswith(f"eq_evals.{b}.") for b in names if b != own)
+    ]
+    assert offending == [], "a benchmark imports another benchmark's package:\n" + "\n".join(offending)
+
+
 def test_the_import_walk_catches_a_benchmark_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("from eq_evals.facet.answers import gold_slots\nimport eq_evals.sage.rules\n", encoding="utf-8")

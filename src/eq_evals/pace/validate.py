@@ -17,9 +17,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from eq_evals.core.itemcheck import Report, collect_files, language_pairs, length_ratio, limits, scenario_pairs
+from eq_evals.core.embeddings import english_embeddings
+from eq_evals.core.itemcheck import (
+    Report,
+    add_unique,
+    collect_files,
+    language_pairs,
+    length_ratio,
+    limits,
+    reviewed_pairs,
+)
+from eq_evals.core.itemcheck import check_same_scenario as shared_check_same_scenario
 from eq_evals.errors import DataError, EqEvalsError
-from eq_evals.longemotion.retrieval import english_embeddings
 
 CHECKS = ("schema", "alignment", "same_scenario")
 
@@ -62,12 +71,7 @@ def load(files: list[Path], report: Report) -> list[Query]:
             except DataError as ex:
                 report.add("schema", "error", None, ex.problem, str(file), row)
                 continue
-            q = Query(str(file), row, rec)
-            if q.id in seen:
-                report.add("schema", "error", q, f"duplicate id (first at {seen[q.id]})")
-                continue
-            seen[q.id] = f"{file}, {row}"
-            out.append(q)
+            add_unique(out, Query(str(file), row, rec), seen, report)
     return out
 
 
@@ -94,24 +98,14 @@ def check_alignment(queries: list[Query], report: Report, lim: dict) -> None:
 
 
 def check_same_scenario(queries: list[Query], report: Report) -> None:
-    texts: dict[str, Query] = {}
-    for q in sorted(queries, key=lambda q: q.language != "en"):
-        texts.setdefault(q.key, q)
-    keys = sorted(texts)
-    found = scenario_pairs(
-        keys,
-        [texts[k].record["query"] for k in keys],
-        [texts[k].language for k in keys],
-        limits("facet"),
+    shared_check_same_scenario(
+        queries,
+        report,
+        lambda q: q.record["query"],
+        {**limits("facet"), **limits("pace")},
+        reviewed=reviewed_pairs("pace"),
         embed=english_embeddings,
     )
-    report.figures["same_scenario"] = found["figures"]
-    for a, b, severity, how in found["pairs"]:
-        report.add("same_scenario", severity, texts[b], f"tells the same story as {a} ({how})")
-    if found.get("warning"):
-        report.add(
-            "same_scenario", "warning", None, found["warning"], ", ".join(sorted({q.file for q in queries})), "-"
-        )
 
 
 def run(paths: Iterable[str | Path], checks: Iterable[str] = CHECKS) -> Report:
