@@ -62,9 +62,6 @@ NOT_RUN = {
     "bash scripts/demo.sh": "installs eq-evals into .venv and runs the embedded model for minutes (scripts/demo.sh)",
     "bash scripts/test.sh": "runs this test suite",
     "bash scripts/test.sh -m slow": "runs this test suite's slow tests",
-    # a known fault, open: this second profile's eval set crashed now and then inside asyncio ("pop from an empty
-    # deque"), in a process of its own too; tests/profile/test_profile.py runs --opponents and records the fault
-    "eq-evals profile --model eq_evals/scripted-echo --judge eq_evals/scripted-jc-honest --simulated-user eq_evals/scripted-sage-user --longemotion-data fixtures --opponents profile-logs --log-dir profile-echo": "flaky crash of the --opponents profile (open fault, see tests/profile/test_profile.py)",
     "python benchmarks/facet_difficulty.py --per-language 20": "a benchmark, run on demand: the embedded model on "
     "40 items (minutes); benchmarks/ is not part of the test suite",
 }

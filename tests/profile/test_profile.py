@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
+from support import record_loop_reentries
 
 from eq_evals.cli import main
 
@@ -159,13 +160,11 @@ def test_a_quick_profile_runs_resumes_for_free_and_matches_its_plan(capsys, tmp_
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="open fault: the --opponents profile's eval set crashed now and then inside asyncio ('pop from an empty "
-    "deque'), also in a process of its own (CI dry run, 27 November 2026); passes when it does not crash",
-)
-def test_opponents_add_a_model_and_judge_only_the_new_pairs(capsys, tmp_path: Path, one_process) -> None:
+def test_opponents_add_a_model_and_judge_only_the_new_pairs(capsys, tmp_path: Path, one_process, monkeypatch) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
+    # HEART's scorer reads the opponents' logs on Inspect's loop: synchronously, it re-entered the loop, and the
+    # first re-entry in a process now and then crashed it ('pop from an empty deque'; eq_evals.logcheck.read)
+    reentries = record_loop_reentries(monkeypatch)
     base = ["--judge", S + "jc-honest", "--benchmarks", "facet,heart"]
     assert main(["profile", "--model", S + "all-good", "--model", S + "all-weak", *base, "--log-dir", str(first)]) == 0
     out = capsys.readouterr().out
@@ -184,6 +183,7 @@ def test_opponents_add_a_model_and_judge_only_the_new_pairs(capsys, tmp_path: Pa
     assert calls == pairwise["calls"] > 0
     heart = read_eval_log(next(p for p in model_calls(second / "generate") if "heart" in p), header_only=True)
     assert any(str(first) in str(a) for a in (heart.eval.task_args or {}).values())
+    assert reentries == []
 
 
 def test_the_all_modes_answer_each_benchmark_in_its_form() -> None:
