@@ -754,9 +754,6 @@ def test_printed_block_runs(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture,
 ) -> None:
-    # many evaluations in this one process: without Inspect's per-eval control server, whose teardown now and then
-    # broke a later in-process eval set ('pop from an empty deque'); a command run on its own never hit it
-    monkeypatch.setenv("INSPECT_EVAL_CTL_SERVER", "false")
     if all(classify(line) == "not run" for line in block.lines):
         pytest.skip(f"{block.id}: only lines that are not run ({', '.join(NOT_RUN[line] for line in block.lines)})")
     cwd = tmp_path / "w"

@@ -35,14 +35,6 @@ def model_calls(folder: Path) -> dict[str, int]:
     return out
 
 
-@pytest.fixture
-def one_process(monkeypatch) -> None:
-    """Several profiles in this one process: without Inspect's per-eval control server (uvicorn on the eval's
-    loop), whose teardown crashed a later in-process eval set now and then ('pop from an empty deque' in asyncio;
-    one profile per process, as the command runs, never did)."""
-    monkeypatch.setenv("INSPECT_EVAL_CTL_SERVER", "false")
-
-
 def summed(rows: list[dict], field: str) -> int:
     return sum(r[field] for r in rows)
 
@@ -123,7 +115,7 @@ def test_bad_options_are_errors(capsys) -> None:
 
 
 @pytest.mark.slow
-def test_a_quick_profile_runs_resumes_for_free_and_matches_its_plan(capsys, tmp_path: Path, one_process) -> None:
+def test_a_quick_profile_runs_resumes_for_free_and_matches_its_plan(capsys, tmp_path: Path) -> None:
     logs = tmp_path / "profile"
     command = ["profile", *MODELS, *ROLES, *DATA, "--log-dir", str(logs)]
     assert main(command) == 0
@@ -160,7 +152,7 @@ def test_a_quick_profile_runs_resumes_for_free_and_matches_its_plan(capsys, tmp_
 
 
 @pytest.mark.slow
-def test_opponents_add_a_model_and_judge_only_the_new_pairs(capsys, tmp_path: Path, one_process, monkeypatch) -> None:
+def test_opponents_add_a_model_and_judge_only_the_new_pairs(capsys, tmp_path: Path, monkeypatch) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     # HEART's scorer reads the opponents' logs on Inspect's loop: synchronously, it re-entered the loop, and the
     # first re-entry in a process now and then crashed it ('pop from an empty deque'; eq_evals.logcheck.read)
@@ -214,7 +206,7 @@ def test_the_all_modes_answer_each_benchmark_in_its_form() -> None:
 
 
 @pytest.mark.slow
-def test_a_folder_keeps_its_items(capsys, tmp_path: Path, one_process) -> None:
+def test_a_folder_keeps_its_items(capsys, tmp_path: Path) -> None:
     logs = tmp_path / "p"
     base = ["profile", "--model", S + "all-good", "--judge", S + "jc-honest", "--benchmarks", "pace"]
     assert main([*base, "--log-dir", str(logs)]) == 0
