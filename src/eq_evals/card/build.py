@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from eq_evals import logcheck
+from eq_evals import charts, logcheck
 from eq_evals.core.text import number
 from eq_evals.errors import EqEvalsError
 from eq_evals.report import route
@@ -677,7 +677,8 @@ def build_card(
             shared=shared,
         )
         try:
-            results[section.key] = section.build(inputs)
+            with charts.formats("svg"):  # the card inlines or links SVG; PNGs are `eq-evals ratings`' (for papers)
+                results[section.key] = section.build(inputs)
         except EqEvalsError as ex:  # one section that cannot be built does not hide the others
             errors[section.key] = str(ex)
             results[section.key] = Result()
