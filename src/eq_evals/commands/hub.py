@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from eq_evals.commands import add_group, add_parser
+from eq_evals.commands import add_gate_options, add_group, add_parser
 
 ORDER = 5  # place in `eq-evals --help`
 
@@ -70,8 +70,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=["bt", "trueskill", "eqbench3", "elo"],
         help="rating method of the published leaderboards (default bt)",
     )
-    p_res.add_argument(
-        "--allow-mixed-datasets", action="store_true", help="rate logs made on different dataset versions together"
-    )
+    add_gate_options(p_res, mixed="rate logs made on different dataset versions together")
     p_res.add_argument("--out", help="only write the results folder here (no upload)")
     p_res.set_defaults(func=hub.cmd_push_results)
