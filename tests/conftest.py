@@ -24,7 +24,7 @@ if TESTS not in sys.path:
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("INSPECT_LOG_LEVEL", "warning")
 
-from benchmark_logs import BenchmarkLogs, build_benchmark_logs  # noqa: E402  (after the offline settings)
+from benchmark_logs import BenchmarkLogs, build_benchmark_logs, judge_generations  # noqa: E402  (after the offline settings)
 from support import REPO, SHARED_DATA, need_embedded_model, shared_file  # noqa: E402,F401  (older imports)
 
 
@@ -37,6 +37,15 @@ def log_dir(tmp_path: Path) -> str:
 def benchmark_logs(tmp_path_factory: pytest.TempPathFactory) -> BenchmarkLogs:
     """Logs of every benchmark (scripted models), built once per test run: see tests/benchmark_logs.py."""
     return build_benchmark_logs(tmp_path_factory.mktemp("benchmark_logs"))
+
+
+@pytest.fixture(scope="session")
+def judged_by_one_judge(benchmark_logs: BenchmarkLogs, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The log of ``facet_pairwise`` over the session's FACET interaction generations (three models, 12
+    naturalness prompts in English and Chinese, ``benchmark_logs.generations_dir``), every pair judged in both
+    orders by the one judge ``scripted-judge``: for tests that read a single judge's verdicts (the session's own
+    judging log has a panel of two). Built once per test run."""
+    return judge_generations(benchmark_logs, "eq_evals/scripted-judge", tmp_path_factory.mktemp("one_judge"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -40,24 +40,12 @@ def cut(path: Path, out: Path, keep: int, status: str = "cancelled") -> Path:
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def logs(tmp_path_factory: pytest.TempPathFactory, benchmark_logs, judged_by_one_judge: Path) -> dict[str, Path]:
+    """The session's FACET interaction generations and one judge's verdicts on them (tests/conftest.py), and this
+    module's own objective logs: a complete facet_hidden run of oracle and half, and a really interrupted run of
+    wrong on the same task and items (the tests compare the three, so they cannot be the session's
+    facet_objective logs)."""
     root = tmp_path_factory.mktemp("partial")
-    inspect_eval(
-        "eq_evals/facet_naturalness",
-        model=MODELS,
-        task_args={"language": "en"},
-        limit=6,
-        log_dir=str(root / "gen"),
-        display="none",
-    )
-    [judged] = inspect_eval(
-        "eq_evals/facet_pairwise",
-        model=None,
-        model_roles={"grader": "eq_evals/scripted-judge"},
-        task_args={"logs": str(root / "gen"), "pairing": "round_robin"},
-        log_dir=str(root / "judged"),
-        display="none",
-    )
     inspect_eval(
         "eq_evals/facet_hidden",
         model=["eq_evals/scripted-oracle", "eq_evals/scripted-half"],
@@ -68,9 +56,8 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
     cancelled = interrupt_a_run(root / "cancelled")
     return {
-        "root": root,
-        "gen": root / "gen",
-        "judged": Path(judged.location),
+        "gen": benchmark_logs.generations_dir,
+        "judged": judged_by_one_judge,
         "objective": root / "objective",
         "cancelled": cancelled,
     }
