@@ -177,18 +177,3 @@ def build_benchmark_logs(root: Path) -> BenchmarkLogs:
         opponents.append(str(heart.path))
     (root / "staging").rmdir()
     return BenchmarkLogs(root, root / "ratings", root / "generations", tuple(b.entries))
-
-
-def judge_generations(logs: BenchmarkLogs, judge: str, log_dir: Path) -> Path:
-    """``facet_pairwise`` by one ``judge`` over the session's FACET interaction generations, every pair of the
-    three models in both orders; the path of its log."""
-    [log] = inspect_eval(
-        "eq_evals/facet_pairwise",
-        model=None,
-        model_roles={"grader": judge},
-        task_args={"logs": str(logs.generations_dir), "pairing": "round_robin"},
-        log_dir=str(log_dir),
-        display="none",
-    )
-    assert log.status == "success", (judge, log.error)
-    return Path(log.location)

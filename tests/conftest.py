@@ -24,8 +24,8 @@ if TESTS not in sys.path:
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("INSPECT_LOG_LEVEL", "warning")
 
-from benchmark_logs import BenchmarkLogs, build_benchmark_logs, judge_generations  # noqa: E402  (after the offline settings)
-from support import REPO, SHARED_DATA, need_embedded_model, shared_file  # noqa: E402,F401  (older imports)
+from benchmark_logs import BenchmarkLogs, build_benchmark_logs  # noqa: E402  (after the offline settings)
+from support import REPO, SHARED_DATA, judge_pairwise, need_embedded_model, shared_file  # noqa: E402,F401  (older imports)
 
 
 @pytest.fixture
@@ -45,7 +45,14 @@ def judged_by_one_judge(benchmark_logs: BenchmarkLogs, tmp_path_factory: pytest.
     naturalness prompts in English and Chinese, ``benchmark_logs.generations_dir``), every pair judged in both
     orders by the one judge ``scripted-judge``: for tests that read a single judge's verdicts (the session's own
     judging log has a panel of two). Built once per test run."""
-    return judge_generations(benchmark_logs, "eq_evals/scripted-judge", tmp_path_factory.mktemp("one_judge"))
+    log = judge_pairwise(
+        benchmark_logs.generations_dir,
+        "eq_evals/scripted-judge",
+        tmp_path_factory.mktemp("one_judge"),
+        pairing="round_robin",
+    )
+    assert log.status == "success", log.error
+    return Path(log.location)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

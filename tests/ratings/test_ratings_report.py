@@ -9,8 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
-from benchmark_logs import judge_generations, objective_ids
+from benchmark_logs import objective_ids
 from inspect_ai import eval as inspect_eval
+from support import judge_pairwise
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.agreement_cli import agreement
@@ -29,7 +30,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory, benchmark_logs, judged_by_one
     three models, their judging by the one consistent judge, and FACET objective logs of oracle/wrong/half. Only
     the all-ties judging by the position-biased judge alone is made here (the session judges with both together)."""
     root = tmp_path_factory.mktemp("logs")
-    ties = judge_generations(benchmark_logs, "eq_evals/scripted-judge-first", root / "ties")
+    ties = judge_pairwise(benchmark_logs.generations_dir, "eq_evals/scripted-judge-first", root, pairing="round_robin")
     modes = ["eq_evals/scripted-oracle", "eq_evals/scripted-wrong", "eq_evals/scripted-half"]
     (root / "objective").mkdir()
     objective = [e.path for e in benchmark_logs.entries if e.task == "facet_objective" and e.model in modes]
@@ -39,7 +40,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory, benchmark_logs, judged_by_one
     return {
         "gen": benchmark_logs.generations_dir,
         "judged": judged_by_one_judge,
-        "ties": ties,
+        "ties": Path(ties.location),
         "objective": root / "objective",
     }
 
