@@ -1,5 +1,7 @@
 """Shared test setup: offline, one temporary log folder per test, and the logs of every benchmark built once
-per test session (``benchmark_logs``, see tests/benchmark_logs.py).
+per test session (``benchmark_logs``, see tests/benchmark_logs.py), with one judge's verdicts on its FACET
+generations (``judged_by_one_judge``). A test module that needs logs builds its own only when these cannot serve,
+and says why.
 
 The tests mirror the code: ``tests/<package>/test_*.py`` tests ``src/eq_evals/<package>`` (``tests/core`` the
 engine and the shared top-level modules; ``tests/faults``, ``tests/golden`` and ``tests/architecture`` cut across).
