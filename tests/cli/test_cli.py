@@ -156,9 +156,15 @@ def test_facet_validate_options_reach_the_thresholds(tmp_path: Path, monkeypatch
     monkeypatch.setattr(validate, "run", run)
     argv = ["facet", "validate", str(tmp_path), "--margin", "0.31", "--folds", "7", "--same-scenario", "9.5"]
     with pytest.raises(KeyboardInterrupt):
-        main([*argv, "--length-ratio", "1.5", "2.5", "--min-items", "11"])
+        main([*argv, "--same-scenario-bilingual", "4.5", "--length-ratio", "1.5", "2.5", "--min-items", "11"])
     expected = replace(
-        validate.Thresholds(), margin=0.31, folds=7, same_scenario_z=9.5, length_ratio=(1.5, 2.5), min_items=11
+        validate.Thresholds(),
+        margin=0.31,
+        folds=7,
+        same_scenario_z=9.5,
+        same_scenario_z_bilingual=4.5,
+        length_ratio=(1.5, 2.5),
+        min_items=11,
     )
     assert seen == [expected]
 
