@@ -13,9 +13,11 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from inspect_ai.log import list_eval_logs
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log, write_eval_log
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -84,6 +86,33 @@ def interrupt_a_run(log_dir: Path, limit: int = 20) -> Path:
     proc.wait(timeout=max(1, deadline - time.time()))
     [info] = list_eval_logs(str(log_dir))
     return Path(info.name.removeprefix("file://"))
+
+
+def judge_pairwise(logs: str | Path, grader: Any, log_dir: Path, **task_args: Any) -> EvalLog:
+    """``facet_pairwise`` with one ``grader`` (a model name or ``Model``) over the generation logs ``logs`` (a
+    folder, file or comma list), further ``task_args`` as ``-T``; its one log (the caller checks its status)."""
+    [log] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": grader},
+        task_args={"logs": str(logs), **task_args},
+        log_dir=str(log_dir),
+        display="none",
+    )
+    return log
+
+
+def cut(path: Path, out: Path, keep: int, status: str = "cancelled") -> Path:
+    """A copy of a log as a run stopped after ``keep`` samples leaves it (for judging logs, whose real
+    interruption would be slow to set up)."""
+    log = read_eval_log(str(path))
+    log.samples = log.samples[:keep]
+    log.status = status
+    if log.results is not None:
+        log.results.completed_samples = keep
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_eval_log(log, str(out))
+    return out
 
 
 # --- re-entering a running event loop (tests/core/test_log_reads_on_a_loop.py, tests/heart, tests/profile)
