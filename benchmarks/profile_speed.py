@@ -1,6 +1,7 @@
 """Profile speed and plan accuracy (issue 20): a quick ``eq-evals profile`` of two scripted models whose every call
 takes 0.5 s (``-M delay=0.5``, and the judge's and simulated user's too, ``-R delay=0.5``) against the longest of
-its tasks run alone (one ``inspect eval`` of that task for the same two models, same items and roles). Target:
+its tasks run alone (one ``inspect eval`` of that task for the same two models, same items and roles, timed from
+building the task to its logs, as the profile is timed from building its tasks to its report card). Target:
 the profile's wall time at most 1.5x the longest single task's, as the tasks run concurrently in one eval set.
 
 Then the plan against the logs: the dry-run plan's calls, input and output tokens beside the calls and tokens the
@@ -38,7 +39,7 @@ from inspect_ai.model import get_model  # noqa: E402
 
 import eq_evals._registry  # noqa: E402,F401
 from eq_evals.cli import main as eq_evals  # noqa: E402
-from eq_evals.profile.plan import build_task, make_plan  # noqa: E402
+from eq_evals.profile.plan import build_task, make_plan, subset  # noqa: E402
 from eq_evals.profile.run import actual_counts  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -111,9 +112,11 @@ def single_tasks(root: Path, profile_dir: Path) -> tuple[dict[str, float], dict[
     roles = {"grader": get_model(JUDGE, delay=DELAY), "simulated_user": get_model(USER, delay=DELAY)}
     out, cpu_s = {}, {}
     for planned in plan.generate:
+        # timed as `inspect eval eq_evals/TASK` runs it: the task is built (the profile builds its tasks too), then run
         start, start_cpu = time.perf_counter(), cpu()
+        task = subset(build_task(planned.spec, options), planned.spec, "quick")
         logs = inspect_eval(
-            planned.task,
+            task,
             model=MODELS,
             model_args={"delay": DELAY},
             model_roles=roles,
@@ -125,8 +128,8 @@ def single_tasks(root: Path, profile_dir: Path) -> tuple[dict[str, float], dict[
         assert all(log.status == "success" for log in logs), planned.spec.key
     for planned in plan.judge_tasks:  # the pairwise judging alone, over the profile's generation logs
         gen = sorted(str(p) for p in (profile_dir / "generate").glob("*facet-interaction*.eval"))
-        task = build_task(planned.spec, options, logs=",".join(gen))
         start, start_cpu = time.perf_counter(), cpu()
+        task = build_task(planned.spec, options, logs=",".join(gen))
         [log] = inspect_eval(
             task, model="none", model_roles=roles, log_dir=str(root / "alone" / planned.spec.key), display="none"
         )

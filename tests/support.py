@@ -1,7 +1,8 @@
 """Helpers shared by the tests (imported as ``from support import ...``): the repository and the shared upstream
 data (read-only, never copied), the embedded model's availability, a run stopped by Ctrl-C, and the Causal-PACE
-worked example of docs/pace-weights.md, a stand-in for the Hugging Face Hub (``FakeHub``), and an item row for the
-validators' shared checks (``ItemRow``)."""
+worked example of docs/pace-weights.md, a stand-in for the Hugging Face Hub (``FakeHub``), an item row for the
+validators' shared checks (``ItemRow``), Inspect's CLI in this process (``inspect_here``), and a recorder of
+re-entries of a running event loop."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from inspect_ai.log import list_eval_logs
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log, write_eval_log
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -83,6 +86,65 @@ def interrupt_a_run(log_dir: Path, limit: int = 20) -> Path:
     proc.wait(timeout=max(1, deadline - time.time()))
     [info] = list_eval_logs(str(log_dir))
     return Path(info.name.removeprefix("file://"))
+
+
+def judge_pairwise(logs: str | Path, grader: Any, log_dir: Path, **task_args: Any) -> EvalLog:
+    """``facet_pairwise`` with one ``grader`` (a model name or ``Model``) over the generation logs ``logs`` (a
+    folder, file or comma list), further ``task_args`` as ``-T``; its one log (the caller checks its status)."""
+    [log] = inspect_eval(
+        "eq_evals/facet_pairwise",
+        model=None,
+        model_roles={"grader": grader},
+        task_args={"logs": str(logs), **task_args},
+        log_dir=str(log_dir),
+        display="none",
+    )
+    return log
+
+
+def cut(path: Path, out: Path, keep: int, status: str = "cancelled") -> Path:
+    """A copy of a log as a run stopped after ``keep`` samples leaves it (for judging logs, whose real
+    interruption would be slow to set up)."""
+    log = read_eval_log(str(path))
+    log.samples = log.samples[:keep]
+    log.status = status
+    if log.results is not None:
+        log.results.completed_samples = keep
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_eval_log(log, str(out))
+    return out
+
+
+# --- re-entering a running event loop (tests/core/test_log_reads_on_a_loop.py, tests/heart, tests/profile)
+
+
+def record_loop_reentries(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every time Inspect re-enters a running event loop: its ``run_coroutine`` (behind the synchronous
+    ``read_eval_log`` and ``write_eval_log``) does so through nest_asyncio when called from async code, which
+    crashed the ``--opponents`` profile now and then ("pop from an empty deque", eq_evals.logcheck.read). Each
+    entry names the innermost eq_evals frames that made the call (else the innermost frames); a test asserts the
+    list stays empty."""
+    import asyncio
+    import traceback
+
+    import inspect_ai._util._async as inspect_async
+
+    original = inspect_async.init_nest_asyncio
+    seen: list[str] = []
+
+    def init_nest_asyncio() -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            stack = traceback.extract_stack()[:-1]
+            frames = [f for f in stack if "eq_evals" in f.filename] or stack
+            seen.append(" <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(frames[-3:])))
+        original()
+
+    monkeypatch.setattr(inspect_async, "init_nest_asyncio", init_nest_asyncio)
+    return seen
 
 
 # --- the Causal-PACE worked example (tests/ratings/test_ratings_causal_pace.py, tests/pace/test_pace_weights_cli.py)

@@ -24,15 +24,17 @@ completed samples, errors, unscored scores per scorer and reason); ``eq-evals do
 
 from __future__ import annotations
 
+import asyncio
 import glob
 import json
 import math
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Iterable
 
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog, read_eval_log, read_eval_log_async
 
 from eq_evals.errors import EqEvalsError
 
@@ -82,10 +84,37 @@ def expand_log_paths(logs: str | Iterable[str]) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
-def read(path: str, header_only: bool = False) -> EvalLog:
-    """Read a log; an unreadable file is an error naming it."""
+def _loop_running() -> bool:
     try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def read(path: str, header_only: bool = False) -> EvalLog:
+    """Read a log; an unreadable file is an error naming it.
+
+    Async code (scorers, hooks) reads with :func:`read_async`. Sync code called on a running event loop (a task
+    built by ``inspect eval``, which builds its tasks on its loop) reads on a worker thread. The reason is in
+    Inspect: its synchronous ``read_eval_log`` (``run_coroutine`` in ``inspect_ai/_util/_async.py``) re-enters a
+    running loop through nest_asyncio, which it applies only at that first re-entry. The patch comes too late for
+    the frame of asyncio's ``_run_once`` already running, part-way through the ready queue it has counted: the
+    nested run takes those handles and the frame then fails with "IndexError: pop from an empty deque", now and
+    then, depending on what else is ready (the crash of ``eq-evals profile --opponents``)."""
+    try:
+        if _loop_running():
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                return pool.submit(read_eval_log, path, header_only=header_only).result()
         return read_eval_log(path, header_only=header_only)
+    except Exception as ex:  # noqa: BLE001 - any unreadable file gets a message naming it
+        raise EqEvalsError(f"{path} is not a readable Inspect log: {ex}") from None
+
+
+async def read_async(path: str, header_only: bool = False) -> EvalLog:
+    """:func:`read` for async code, on the caller's event loop (Inspect's ``read_eval_log_async``)."""
+    try:
+        return await read_eval_log_async(path, header_only=header_only)
     except Exception as ex:  # noqa: BLE001 - any unreadable file gets a message naming it
         raise EqEvalsError(f"{path} is not a readable Inspect log: {ex}") from None
 

@@ -54,6 +54,46 @@ def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text(buffer.getvalue(), encoding="utf-8")
 
 
+def build_sections(
+    selection: logcheck.Selection,
+    out_dir: Path,
+    *,
+    method: str,
+    bootstrap: int,
+    seed: int,
+    progress: bool,
+    allow_partial: bool,
+    errors: dict[str, str] | None = None,
+) -> tuple[dict[str, list], list[str], list[tuple[Section, Result]]]:
+    """Route the gated logs to every discovered section and build each one, in order: the routed logs by
+    section key, the routing notes and each section with its result. With ``errors`` given, a section that
+    raises ``EqEvalsError`` is recorded there under its key with an empty result, so that it does not hide the
+    others; without, the error propagates."""
+    sections = discover()
+    routed, route_notes = route(selection, sections)
+    shared: dict[str, Any] = {"logs": selection.kept}  # every gated log, for sections that look across benchmarks
+    results: list[tuple[Section, Result]] = []
+    for section in sections:
+        inputs = Inputs(
+            logs=routed[section.key],
+            out_dir=out_dir,
+            method=method,
+            bootstrap=bootstrap,
+            seed=seed,
+            progress=progress,
+            allow_partial=allow_partial,
+            shared=shared,
+        )
+        try:
+            result = section.build(inputs)
+        except EqEvalsError as ex:
+            if errors is None:
+                raise
+            errors[section.key], result = str(ex), Result()
+        results.append((section, result))
+    return routed, route_notes, results
+
+
 def run(
     paths: list[str],
     out_dir: str,
@@ -66,25 +106,12 @@ def run(
 ) -> dict[str, Any]:
     if method not in METHODS:
         raise EqEvalsError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
-    sections = discover()
     selection = logcheck.gate(paths, allow_partial=allow_partial, allow_mixed=allow_mixed_datasets)
-    routed, route_notes = route(selection, sections)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    results: list[tuple[Section, Result]] = []
-    shared: dict[str, Any] = {"logs": selection.kept}  # every gated log, for sections that look across benchmarks
-    for section in sections:
-        inputs = Inputs(
-            logs=routed[section.key],
-            out_dir=out,
-            method=method,
-            bootstrap=bootstrap,
-            seed=seed,
-            progress=progress,
-            allow_partial=allow_partial,
-            shared=shared,
-        )
-        results.append((section, section.build(inputs)))
+    _, route_notes, results = build_sections(
+        selection, out, method=method, bootstrap=bootstrap, seed=seed, progress=progress, allow_partial=allow_partial
+    )
     warnings = selection.warnings + [w for _, r in results for w in r.warnings]
     if not any(not r.empty for _, r in results):
         raise EqEvalsError(

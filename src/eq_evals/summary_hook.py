@@ -31,12 +31,17 @@ def eq_evals_run(argv: list[str] | None = None) -> bool:
     return any(w.startswith("eq_evals/") and w.removeprefix("eq_evals/").split("@")[0] in engine.TASKS for w in words)
 
 
+def has_unscored(log) -> bool:  # type: ignore[no-untyped-def]
+    """A log of an eq_evals task whose results count unscored samples."""
+    return str(log.eval.task or "").startswith("eq_evals/") and any(
+        s.unscored_samples for s in (log.results.scores if log.results else [])
+    )
+
+
 def unscored_lines(log) -> list[str]:  # type: ignore[no-untyped-def]
     """The summary lines for one log (empty when every score is a number or the log is not ours)."""
     task = str(log.eval.task or "")
-    if not task.startswith("eq_evals/") or not any(
-        s.unscored_samples for s in (log.results.scores if log.results else [])
-    ):
+    if not has_unscored(log):
         return []
     if log.samples is None:  # the CLI hands hooks header-only logs: read the samples for their reasons
         if not log.location:
@@ -72,10 +77,15 @@ class EqEvalsHooks(Hooks):
     async def on_task_end(self, data: TaskEnd) -> None:
         from eq_evals.pairwise import stop_hook
 
-        stop_hook.on_task_end(data)
+        await stop_hook.on_task_end(data)
 
     async def on_run_end(self, data: RunEnd) -> None:
         for log in data.logs or []:
+            if log.location and has_unscored(log):
+                # read here, asynchronously: the hook runs on Inspect's loop, where the synchronous read behind a
+                # header-only log's location, or behind the lazy samples of an in-process run's log (loaded on first
+                # access), would re-enter it (eq_evals.logcheck.read)
+                log = await logcheck.read_async(log.location)
             lines = unscored_lines(log)
             if lines:
                 print("\n" + "\n".join(lines), file=sys.stderr)

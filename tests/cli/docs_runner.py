@@ -60,9 +60,6 @@ NOT_RUN = {
     "bash scripts/demo.sh": "installs eq-evals into .venv and runs the embedded model for minutes (scripts/demo.sh)",
     "bash scripts/test.sh": "runs this test suite",
     "bash scripts/test.sh -m slow": "runs this test suite's slow tests",
-    # a known fault, open: this second profile's eval set crashed now and then inside asyncio ("pop from an empty
-    # deque"), in a process of its own too; tests/profile/test_profile.py runs --opponents and records the fault
-    "eq-evals profile --model eq_evals/scripted-echo --judge eq_evals/scripted-jc-honest --simulated-user eq_evals/scripted-sage-user --longemotion-data fixtures --opponents profile-logs --log-dir profile-echo": "flaky crash of the --opponents profile (open fault, see tests/profile/test_profile.py)",
     "python benchmarks/facet_difficulty.py --per-language 20": "a benchmark, run on demand: the embedded model on "
     "40 items (minutes); benchmarks/ is not part of the test suite",
 }
@@ -688,9 +685,6 @@ def run_printed_block(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture,
 ) -> None:
-    # many evaluations in this one process: without Inspect's per-eval control server, whose teardown now and then
-    # broke a later in-process eval set ('pop from an empty deque'); a command run on its own never hit it
-    monkeypatch.setenv("INSPECT_EVAL_CTL_SERVER", "false")
     if all(classify(line) == "not run" for line in block.lines):
         pytest.skip(f"{block.id}: only lines that are not run ({', '.join(NOT_RUN[line] for line in block.lines)})")
     cwd = tmp_path / "w"

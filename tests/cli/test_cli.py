@@ -141,6 +141,34 @@ def test_generic_validate_runs_facet_and_old_options_are_a_deprecated_alias(
     ]
 
 
+def test_facet_validate_options_reach_the_thresholds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each FACET limit option sets its own ``Thresholds`` field; the others keep the limits file's values."""
+    from dataclasses import replace
+
+    import eq_evals.facet.validate as validate
+
+    seen = []
+
+    def run(files, authors, thresholds, checks):  # stop before any check runs
+        seen.append(thresholds)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(validate, "run", run)
+    argv = ["facet", "validate", str(tmp_path), "--margin", "0.31", "--folds", "7", "--same-scenario", "9.5"]
+    with pytest.raises(KeyboardInterrupt):
+        main([*argv, "--same-scenario-bilingual", "4.5", "--length-ratio", "1.5", "2.5", "--min-items", "11"])
+    expected = replace(
+        validate.Thresholds(),
+        margin=0.31,
+        folds=7,
+        same_scenario_z=9.5,
+        same_scenario_z_bilingual=4.5,
+        length_ratio=(1.5, 2.5),
+        min_items=11,
+    )
+    assert seen == [expected]
+
+
 def test_doctor_alias_check(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["check", str(tmp_path)]) == 2  # the doctor's own message for a folder without logs
     assert f"no Inspect logs found at {tmp_path}" in capsys.readouterr().err

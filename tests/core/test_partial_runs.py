@@ -16,7 +16,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
-from support import interrupt_a_run
+from support import cut, interrupt_a_run, judge_pairwise
 
 import eq_evals._registry  # noqa: F401
 from eq_evals import logcheck
@@ -27,37 +27,13 @@ from eq_evals.report import run as ratings
 MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed", "eq_evals/scripted-oracle"]
 
 
-def cut(path: Path, out: Path, keep: int, status: str = "cancelled") -> Path:
-    """A copy of a log as a run stopped after ``keep`` samples leaves it."""
-    log = read_eval_log(str(path))
-    log.samples = log.samples[:keep]
-    log.status = status
-    if log.results is not None:
-        log.results.completed_samples = keep
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_eval_log(log, str(out))
-    return out
-
-
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def logs(tmp_path_factory: pytest.TempPathFactory, benchmark_logs, judged_by_one_judge: Path) -> dict[str, Path]:
+    """The session's FACET interaction generations and one judge's verdicts on them (tests/conftest.py), and this
+    module's own objective logs: a complete facet_hidden run of oracle and half, and a really interrupted run of
+    wrong on the same task and items (the tests compare the three, so they cannot be the session's
+    facet_objective logs)."""
     root = tmp_path_factory.mktemp("partial")
-    inspect_eval(
-        "eq_evals/facet_naturalness",
-        model=MODELS,
-        task_args={"language": "en"},
-        limit=6,
-        log_dir=str(root / "gen"),
-        display="none",
-    )
-    [judged] = inspect_eval(
-        "eq_evals/facet_pairwise",
-        model=None,
-        model_roles={"grader": "eq_evals/scripted-judge"},
-        task_args={"logs": str(root / "gen"), "pairing": "round_robin"},
-        log_dir=str(root / "judged"),
-        display="none",
-    )
     inspect_eval(
         "eq_evals/facet_hidden",
         model=["eq_evals/scripted-oracle", "eq_evals/scripted-half"],
@@ -68,9 +44,8 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
     cancelled = interrupt_a_run(root / "cancelled")
     return {
-        "root": root,
-        "gen": root / "gen",
-        "judged": Path(judged.location),
+        "gen": benchmark_logs.generations_dir,
+        "judged": judged_by_one_judge,
         "objective": root / "objective",
         "cancelled": cancelled,
     }
@@ -151,26 +126,12 @@ def test_pairwise_skips_a_cancelled_generation_log(
             cut(path, gen / path.name, keep=3)
         else:
             (gen / path.name).write_bytes(path.read_bytes())
-    [log] = inspect_eval(
-        "eq_evals/facet_pairwise",
-        model=None,
-        model_roles={"grader": "eq_evals/scripted-judge"},
-        task_args={"logs": str(gen), "pairing": "round_robin"},
-        log_dir=str(tmp_path / "j1"),
-        display="none",
-    )
+    log = judge_pairwise(gen, "eq_evals/scripted-judge", tmp_path / "j1", pairing="round_robin")
     assert log.status == "success"
     models = {m for s in log.samples for m in (s.metadata["model_a"], s.metadata["model_b"])}
     assert models == {"eq_evals/scripted-malformed", "eq_evals/scripted-oracle"}
     assert any("skipped" in r.getMessage() and "status cancelled" in r.getMessage() for r in caplog.records)
-    [log] = inspect_eval(
-        "eq_evals/facet_pairwise",
-        model=None,
-        model_roles={"grader": "eq_evals/scripted-judge"},
-        task_args={"logs": str(gen), "allow_partial": True, "pairing": "round_robin"},
-        log_dir=str(tmp_path / "j2"),
-        display="none",
-    )
+    log = judge_pairwise(gen, "eq_evals/scripted-judge", tmp_path / "j2", allow_partial=True, pairing="round_robin")
     counts: dict[str, int] = {}
     for s in log.samples:
         for m in (s.metadata["model_a"], s.metadata["model_b"]):
@@ -195,28 +156,13 @@ def test_pairwise_with_a_model_that_failed_every_prompt(tmp_path: Path) -> None:
         log_dir=str(tmp_path / "gen"),
         display="none",
     )
-    args = {"logs": str(tmp_path / "gen")}
     with pytest.raises(EqEvalsError) as ex:  # raised while the task is built: nothing was sent to the judge
-        inspect_eval(
-            "eq_evals/facet_pairwise",
-            model=None,
-            model_roles={"grader": "eq_evals/scripted-judge"},
-            task_args=args,
-            log_dir=str(tmp_path / "j"),
-            display="none",
-        )
+        judge_pairwise(tmp_path / "gen", "eq_evals/scripted-judge", tmp_path / "j")
     message = str(ex.value)
     assert "at least two models" in message and "skipped" in message and "status error" in message
     assert "scripted-fail" in message and "The specified dataset is empty" not in message
     with pytest.raises(EqEvalsError, match="no usable response.*eq_evals/scripted-fail: 3 of 3 samples failed"):
-        inspect_eval(
-            "eq_evals/facet_pairwise",
-            model=None,
-            model_roles={"grader": "eq_evals/scripted-judge"},
-            task_args={**args, "allow_partial": True},
-            log_dir=str(tmp_path / "j"),
-            display="none",
-        )
+        judge_pairwise(tmp_path / "gen", "eq_evals/scripted-judge", tmp_path / "j", allow_partial=True)
 
 
 def test_sage_leaderboard_with_allow_partial_marks_the_row(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log, write_eval_log
+from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 from support import inspect_here
 
 REPO = Path(__file__).resolve().parents[2]
@@ -150,16 +150,3 @@ def overlay(root: Path, relative: str, field: str, mark: str = " (revised)") -> 
     for file in files:
         rewrite_jsonl(file, lambda r: {**r, field: str(r[field]) + mark} if field in r else r)
     return root
-
-
-def cut(path: Path, out: Path, keep: int, status: str = "cancelled") -> Path:
-    """A copy of a log as a run stopped after ``keep`` samples leaves it (the recipe of
-    tests/core/test_partial_runs.py)."""
-    log = read_eval_log(str(path))
-    log.samples = log.samples[:keep]
-    log.status = status
-    if log.results is not None:
-        log.results.completed_samples = keep
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_eval_log(log, str(out))
-    return out

@@ -20,9 +20,10 @@ import re
 from pathlib import Path
 
 import pytest
-from faultkit import cut, inspect_cli, inspect_eval_cli, logs_in, run_cli
+from faultkit import inspect_cli, inspect_eval_cli, logs_in, run_cli
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
+from support import cut
 
 import eq_evals._registry  # noqa: F401
 

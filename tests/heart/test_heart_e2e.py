@@ -5,12 +5,14 @@ same-family judge, re-judging an existing log)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai import score as inspect_score
 from inspect_ai.log import read_eval_log
+from support import record_loop_reentries
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.cli import main as cli_main
@@ -80,6 +82,21 @@ def test_new_system_is_judged_against_existing_logs_only(round_robin) -> None:
         for r in score_records(s.scores["heart_pairwise"])
     }
     assert first == {("eq_evals/scripted-heart-warm", "reference")}  # old logs are not re-judged
+
+
+def test_opponent_logs_are_read_without_reentering_the_loop(round_robin, tmp_path: Path, monkeypatch) -> None:
+    """The scorer reads the opponents' logs on Inspect's loop asynchronously, once each: a synchronous read
+    re-entered the running loop and now and then crashed it ("pop from an empty deque", the --opponents profile;
+    eq_evals.logcheck.read)."""
+    copies = tmp_path / "opponents"  # files this process has not read before
+    copies.mkdir()
+    for earlier in round_robin[:2]:
+        shutil.copy(earlier.location, copies)
+    reentries = record_loop_reentries(monkeypatch)
+    log = run("heart-terse", tmp_path / "logs", grader=PANEL[:1], opponents=f"reference,{copies}")
+    assert reentries == []
+    judged = {r["system_b"] for s in log.samples for r in score_records(s.scores["heart_pairwise"])}
+    assert judged == {"reference", "eq_evals/scripted-heart-warm", "eq_evals/scripted-heart-plain"}
 
 
 def test_ratings_write_the_heart_leaderboard(round_robin, tmp_path: Path) -> None:

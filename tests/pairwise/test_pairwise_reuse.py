@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
+from support import record_loop_reentries
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.errors import EqEvalsError
@@ -112,9 +113,12 @@ def test_reuse_rejects_logs_of_other_tasks(gens, tmp_path: Path) -> None:
         judge(str(two), tmp_path / "x", limit=2, task_args={"reuse": str(two)})
 
 
-def test_active_pairing_stops_when_settled_and_keeps_its_state_in_the_log(gens, tmp_path: Path) -> None:
+def test_active_pairing_stops_when_settled_and_keeps_its_state_in_the_log(gens, tmp_path: Path, monkeypatch) -> None:
     two, third = gens
     logs = f"{two},{third}"
+    # the task reads the generation logs while Inspect builds it on its loop, and the hooks rewrite the log at the
+    # task's end and count unscored samples at the run's end: none of it re-enters the running loop
+    reentries = record_loop_reentries(monkeypatch)
     settled = judge(logs, tmp_path / "s", task_args={"pairing": "active", "batch": 3, "budget": 60})
     spent = judge(logs, tmp_path / "b", task_args={"pairing": "active", "batch": 3, "budget": 60, "stop": "budget"})
     assert len(spent.samples) == 60
@@ -134,6 +138,7 @@ def test_active_pairing_stops_when_settled_and_keeps_its_state_in_the_log(gens, 
         assert reread.log_updates and reread.log_updates[-1].provenance.author == "eq_evals"
         assert len(read_eval_log(log.location).samples) == len(log.samples)  # nothing lost in the rewrite
     assert report["dimensions"][dim]["matchups"] == 60 > len(settled.samples)
+    assert reentries == []
     # the first batches are the same matchups whatever the stopping rule
     first = [s.id for s in settled.samples]
     assert set(first) <= {s.id for s in spent.samples}

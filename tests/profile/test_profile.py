@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
+from support import record_loop_reentries
 
 from eq_evals.cli import main
 
@@ -32,14 +33,6 @@ def model_calls(folder: Path) -> dict[str, int]:
         log = read_eval_log(info.name)
         out[info.name] = sum(1 for s in log.samples or [] for e in s.events if e.event == "model")
     return out
-
-
-@pytest.fixture
-def one_process(monkeypatch) -> None:
-    """Several profiles in this one process: without Inspect's per-eval control server (uvicorn on the eval's
-    loop), whose teardown crashed a later in-process eval set now and then ('pop from an empty deque' in asyncio;
-    one profile per process, as the command runs, never did)."""
-    monkeypatch.setenv("INSPECT_EVAL_CTL_SERVER", "false")
 
 
 def summed(rows: list[dict], field: str) -> int:
@@ -122,7 +115,7 @@ def test_bad_options_are_errors(capsys) -> None:
 
 
 @pytest.mark.slow
-def test_a_quick_profile_runs_resumes_for_free_and_matches_its_plan(capsys, tmp_path: Path, one_process) -> None:
+def test_a_quick_profile_runs_resumes_for_free_and_matches_its_plan(capsys, tmp_path: Path) -> None:
     logs = tmp_path / "profile"
     command = ["profile", *MODELS, *ROLES, *DATA, "--log-dir", str(logs)]
     assert main(command) == 0
@@ -159,13 +152,11 @@ def test_a_quick_profile_runs_resumes_for_free_and_matches_its_plan(capsys, tmp_
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="open fault: the --opponents profile's eval set crashed now and then inside asyncio ('pop from an empty "
-    "deque'), also in a process of its own (CI dry run, 27 November 2026); passes when it does not crash",
-)
-def test_opponents_add_a_model_and_judge_only_the_new_pairs(capsys, tmp_path: Path, one_process) -> None:
+def test_opponents_add_a_model_and_judge_only_the_new_pairs(capsys, tmp_path: Path, monkeypatch) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
+    # HEART's scorer reads the opponents' logs on Inspect's loop: synchronously, it re-entered the loop, and the
+    # first re-entry in a process now and then crashed it ('pop from an empty deque'; eq_evals.logcheck.read)
+    reentries = record_loop_reentries(monkeypatch)
     base = ["--judge", S + "jc-honest", "--benchmarks", "facet,heart"]
     assert main(["profile", "--model", S + "all-good", "--model", S + "all-weak", *base, "--log-dir", str(first)]) == 0
     out = capsys.readouterr().out
@@ -184,6 +175,7 @@ def test_opponents_add_a_model_and_judge_only_the_new_pairs(capsys, tmp_path: Pa
     assert calls == pairwise["calls"] > 0
     heart = read_eval_log(next(p for p in model_calls(second / "generate") if "heart" in p), header_only=True)
     assert any(str(first) in str(a) for a in (heart.eval.task_args or {}).values())
+    assert reentries == []
 
 
 def test_the_all_modes_answer_each_benchmark_in_its_form() -> None:
@@ -214,7 +206,7 @@ def test_the_all_modes_answer_each_benchmark_in_its_form() -> None:
 
 
 @pytest.mark.slow
-def test_a_folder_keeps_its_items(capsys, tmp_path: Path, one_process) -> None:
+def test_a_folder_keeps_its_items(capsys, tmp_path: Path) -> None:
     logs = tmp_path / "p"
     base = ["profile", "--model", S + "all-good", "--judge", S + "jc-honest", "--benchmarks", "pace"]
     assert main([*base, "--log-dir", str(logs)]) == 0

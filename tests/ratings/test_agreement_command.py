@@ -8,14 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval as inspect_eval
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.agreement_cli import Instance, agreement, human_fleiss, human_labels, judge_agreement, read_judgments
 from eq_evals.cli import main as cli
 from eq_evals.errors import EqEvalsError
-
-MODELS = ["eq_evals/scripted-echo", "eq_evals/scripted-malformed", "eq_evals/scripted-oracle"]
 
 
 def _instances(dimension: str, spec: list[tuple[str, str, int]]) -> list[Instance]:
@@ -76,28 +73,6 @@ def test_fleiss_among_humans_by_hand() -> None:
     assert human_fleiss({"human:h1": {"s1": "A"}}, {}) is None
 
 
-@pytest.fixture(scope="module")
-def judged(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("agree")
-    inspect_eval(
-        "eq_evals/facet_naturalness",
-        model=MODELS,
-        task_args={"language": "en"},
-        limit=8,
-        log_dir=str(root / "gen"),
-        display="none",
-    )
-    inspect_eval(
-        "eq_evals/facet_pairwise",
-        model=None,
-        model_roles={"grader": "eq_evals/scripted-judge"},
-        task_args={"logs": str(root / "gen"), "pairing": "round_robin"},
-        log_dir=str(root / "judged"),
-        display="none",
-    )
-    return root / "judged"
-
-
 def _write(path: Path, rows: list[list[str]], header: list[str]) -> Path:
     with path.open("w", newline="", encoding="utf-8") as handle:
         w = csv.writer(handle)
@@ -106,8 +81,8 @@ def _write(path: Path, rows: list[list[str]], header: list[str]) -> Path:
     return path
 
 
-def test_agreement_on_judgment_logs(judged: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    logs = read_judgments([str(judged)])
+def test_agreement_on_judgment_logs(judged_by_one_judge: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    logs = read_judgments([str(judged_by_one_judge)])
     [judge] = logs.labels
     labels = logs.labels[judge]
     ids = sorted(labels)
@@ -118,7 +93,7 @@ def test_agreement_on_judgment_logs(judged: Path, tmp_path: Path, capsys: pytest
         flipped = {"A": "B", "B": "A", "DRAW": "A"}[labels[sid]]
         rows.append([sid, "h2", flipped, ""])  # never agrees, dimension blank
     human = _write(tmp_path / "h.csv", rows, ["sample_id", "rater", "label", "dimension"])
-    report = agreement([str(judged)], str(human))
+    report = agreement([str(judged_by_one_judge)], str(human))
     d = report["judges"][judge]
     assert d["total"]["n"] == 2 * len(ids)  # one instance per human annotation
     assert d["total"]["percent_agreement"] == pytest.approx(0.5)
@@ -129,21 +104,21 @@ def test_agreement_on_judgment_logs(judged: Path, tmp_path: Path, capsys: pytest
     assert report["cohen"][judge]["per_human"]["human:h1"]["kappa"] == pytest.approx(1.0)
     assert report["fleiss_humans"]["n"] == len(ids) and report["fleiss_humans"]["kappa"] < 0
     out = tmp_path / "agreement.json"
-    assert cli(["agreement", str(judged), "--human", str(human), "--out", str(out)]) == 0
+    assert cli(["agreement", str(judged_by_one_judge), "--human", str(human), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "| **Total** |" in printed and "Stability over the 1 per-dimension kappas" in printed
     assert json.loads(out.read_text(encoding="utf-8"))["judges"][judge]["total"]["n"] == 2 * len(ids)
 
 
-def test_dimension_column_must_match(judged: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    logs = read_judgments([str(judged)])
+def test_dimension_column_must_match(judged_by_one_judge: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    logs = read_judgments([str(judged_by_one_judge)])
     sid = sorted(logs.pairs)[0]
     human = _write(
         tmp_path / "h.csv",
         [[sid, "h1", "A", "expression_naturalness"], [sid, "h2", "B", "emotion_regulation"]],
         ["sample_id", "rater", "label", "dimension"],
     )
-    assert cli(["agreement", str(judged), "--human", str(human)]) == 2
+    assert cli(["agreement", str(judged_by_one_judge), "--human", str(human)]) == 2
     err = capsys.readouterr().err
     assert (
         "row 3: dimension 'emotion_regulation' does not match the matchup's dimension 'expression_naturalness'" in err

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from benchmark_logs import objective_ids
 from inspect_ai import eval as inspect_eval
+from support import judge_pairwise
 
 import eq_evals._registry  # noqa: F401
 from eq_evals.agreement_cli import agreement
@@ -24,41 +25,24 @@ FIVE = ["apparent_emotion", "hidden_emotion", "emotion_prediction", "social_adeq
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory, benchmark_logs) -> dict[str, Path]:
+def logs(tmp_path_factory: pytest.TempPathFactory, benchmark_logs, judged_by_one_judge: Path) -> dict[str, Path]:
+    """The session's logs (tests/benchmark_logs.py, tests/conftest.py): the FACET interaction generations of
+    three models, their judging by the one consistent judge, and FACET objective logs of oracle/wrong/half. Only
+    the all-ties judging by the position-biased judge alone is made here (the session judges with both together)."""
     root = tmp_path_factory.mktemp("logs")
-    inspect_eval(
-        "eq_evals/facet_naturalness",
-        model=MODELS,
-        task_args={"language": "all"},
-        limit=24,
-        log_dir=str(root / "gen"),
-        display="none",
-    )
-    inspect_eval(
-        "eq_evals/facet_pairwise",
-        model=None,
-        model_roles={"grader": "eq_evals/scripted-judge"},
-        task_args={"logs": str(root / "gen"), "pairing": "round_robin"},
-        log_dir=str(root / "judged"),
-        display="none",
-    )
-    inspect_eval(
-        "eq_evals/facet_pairwise",
-        model=None,
-        model_roles={"grader": "eq_evals/scripted-judge-first"},
-        task_args={"logs": str(root / "gen"), "pairing": "round_robin"},
-        log_dir=str(root / "ties"),
-        display="none",
-    )
-    # FACET objective, oracle/wrong/half on objective_ids(2), both languages, one epoch: the session's benchmark logs
-    # hold exactly these runs (tests/benchmark_logs.py), so their logs are copied instead of run again
+    ties = judge_pairwise(benchmark_logs.generations_dir, "eq_evals/scripted-judge-first", root, pairing="round_robin")
     modes = ["eq_evals/scripted-oracle", "eq_evals/scripted-wrong", "eq_evals/scripted-half"]
     (root / "objective").mkdir()
     objective = [e.path for e in benchmark_logs.entries if e.task == "facet_objective" and e.model in modes]
     assert len(objective) == len(modes)
-    for path in objective:
+    for path in objective:  # a folder of these three only (the session's holds two more models)
         shutil.copy(path, root / "objective" / path.name)
-    return {"gen": root / "gen", "judged": root / "judged", "ties": root / "ties", "objective": root / "objective"}
+    return {
+        "gen": benchmark_logs.generations_dir,
+        "judged": judged_by_one_judge,
+        "ties": Path(ties.location),
+        "objective": root / "objective",
+    }
 
 
 def test_leaderboard_files_and_diagnostics(logs: dict[str, Path], tmp_path: Path) -> None:

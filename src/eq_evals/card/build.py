@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from eq_evals import logcheck
+from eq_evals import charts, logcheck
 from eq_evals.core.text import number
 from eq_evals.errors import EqEvalsError
-from eq_evals.report import route
-from eq_evals.sections import Inputs, Result, Section, discover
+from eq_evals.report import build_sections
+from eq_evals.sections import Result, Section
 
 # display names of the benchmark packages (components.benchmarks()); an unknown package shows its own name
 NAMES = {"facet": "FACET", "longemotion": "LongEmotion", "sage": "SAGE", "pace": "PACE", "heart": "HEART"}
@@ -657,30 +657,22 @@ def build_card(
     selection = logcheck.gate(paths, allow_partial=allow_partial, what="eq-evals card", **gate_options)
     if not selection.kept:
         raise EqEvalsError("\n".join(["nothing to put on a report card: no log passed the gate", *selection.warnings]))
-    sections = discover()
-    routed, route_notes = route(selection, sections)
     files = out_dir / "files"
     files.mkdir(parents=True, exist_ok=True)
-    shared: dict[str, Any] = {"logs": selection.kept}
-    results: dict[str, Result] = {}
-    errors: dict[str, str] = {}
-    by_key: dict[str, Section] = {s.key: s for s in sections}
-    for section in sections:
-        inputs = Inputs(
-            logs=routed[section.key],
-            out_dir=files,
+    errors: dict[str, str] = {}  # one section that cannot be built does not hide the others
+    with charts.formats("svg"):  # the card inlines or links SVG; PNGs are `eq-evals ratings`' (for papers)
+        routed, route_notes, built = build_sections(
+            selection,
+            files,
             method=method,
             bootstrap=bootstrap,
             seed=seed,
             progress=False,
             allow_partial=allow_partial,
-            shared=shared,
+            errors=errors,
         )
-        try:
-            results[section.key] = section.build(inputs)
-        except EqEvalsError as ex:  # one section that cannot be built does not hide the others
-            errors[section.key] = str(ex)
-            results[section.key] = Result()
+    results: dict[str, Result] = {s.key: r for s, r in built}
+    by_key: dict[str, Section] = {s.key: s for s, _ in built}
     task_benchmark = {info.task: benchmark_of(log, info) for log, info in selection.kept}
     scores: list[Score] = []
     scores += pairwise_scores(results.get("ratings", Result()), routed, task_benchmark)

@@ -72,6 +72,17 @@ def add_group(
     )
 
 
+def add_gate_options(p: argparse.ArgumentParser, *, partial: str | None = None, mixed: str | None = None) -> None:
+    """The gate's two switches (``eq_evals.logcheck.gate``, docs/architecture.md, "The gate"), each with this
+    command's help: ``partial`` for ``--allow-partial`` (keep logs that are not complete, marked partial),
+    ``mixed`` for ``--allow-mixed-datasets`` (logs of different dataset or task versions together). A switch
+    without a help text is not added."""
+    if partial is not None:
+        p.add_argument("--allow-partial", action="store_true", help=partial)
+    if mixed is not None:
+        p.add_argument("--allow-mixed-datasets", action="store_true", help=mixed)
+
+
 def note(message: str) -> None:
     print(f"{PROG}: note: {message}", file=sys.stderr)
 

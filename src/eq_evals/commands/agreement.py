@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from eq_evals.commands import add_parser
+from eq_evals.commands import add_gate_options, add_parser
 
 ORDER = 3  # place in `eq-evals --help`
 
@@ -35,9 +35,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         "dimension column checked against the matchup",
     )
     p.add_argument("--out", help="also write the report as JSON")
-    p.add_argument(
-        "--allow-partial",
-        action="store_true",
-        help="include judgment logs that are not complete (cancelled, errored), marked partial",
-    )
+    add_gate_options(p, partial="include judgment logs that are not complete (cancelled, errored), marked partial")
     p.set_defaults(func=cmd_agreement)

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from eq_evals.commands import add_parser
+from eq_evals.commands import add_gate_options, add_parser
 from eq_evals.errors import EqEvalsError
 
 ORDER = 3  # place in `eq-evals --help`: after ratings
@@ -74,9 +74,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="skip logs that are not complete (by default they are kept and every number from them marked partial)",
     )
-    p.add_argument(
-        "--allow-mixed-datasets",
-        action="store_true",
-        help="put logs made on different dataset versions (content hashes) together",
-    )
+    add_gate_options(p, mixed="put logs made on different dataset versions (content hashes) together")
     p.set_defaults(func=cmd_card)

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import argparse
 
-from eq_evals.commands import add_group, add_parser
+from eq_evals.commands import add_gate_options, add_group, add_parser
 
 ORDER = 5  # place in `eq-evals --help`
+
+
+def _add_upload_options(p: argparse.ArgumentParser, tag: str) -> None:
+    """Where an upload goes: the repository, its visibility and the commit's tag (``tag``: an example)."""
+    p.add_argument("--repo", required=True, help="Hub dataset repository OWNER/NAME")
+    p.add_argument("--private", action="store_true", help="create the repository as private")
+    p.add_argument("--tag", help=f"tag the commit (e.g. {tag})")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,9 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         ],
     )
     p_push.add_argument("target", help="a folder written by `hub export`, or a bundled dataset name")
-    p_push.add_argument("--repo", required=True, help="Hub dataset repository OWNER/NAME")
-    p_push.add_argument("--private", action="store_true", help="create the repository as private")
-    p_push.add_argument("--tag", help="tag the commit (e.g. v1)")
+    _add_upload_options(p_push, tag="v1")
     p_push.set_defaults(func=hub.cmd_push)
     p_res = add_parser(
         hub_sub,
@@ -61,17 +66,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         ],
     )
     p_res.add_argument("logs", nargs="+", metavar="LOGS", help="log files or folders")
-    p_res.add_argument("--repo", required=True, help="Hub dataset repository OWNER/NAME")
-    p_res.add_argument("--private", action="store_true", help="create the repository as private")
-    p_res.add_argument("--tag", help="tag the commit (e.g. run-1)")
+    _add_upload_options(p_res, tag="run-1")
     p_res.add_argument(
         "--method",
         default="bt",
         choices=["bt", "trueskill", "eqbench3", "elo"],
         help="rating method of the published leaderboards (default bt)",
     )
-    p_res.add_argument(
-        "--allow-mixed-datasets", action="store_true", help="rate logs made on different dataset versions together"
-    )
+    add_gate_options(p_res, mixed="rate logs made on different dataset versions together")
     p_res.add_argument("--out", help="only write the results folder here (no upload)")
     p_res.set_defaults(func=hub.cmd_push_results)

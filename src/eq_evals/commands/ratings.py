@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from eq_evals.commands import add_parser
+from eq_evals.commands import add_gate_options, add_parser
 
 METHODS = ["bt", "trueskill", "eqbench3", "elo", "thurstone"]
 
@@ -65,14 +65,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.add_argument("--out", default="ratings", help="output folder (default: ./ratings)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.add_argument(
-        "--allow-mixed-datasets",
-        action="store_true",
-        help="rank logs made on different dataset versions (content hashes) together",
-    )
-    p.add_argument(
-        "--allow-partial",
-        action="store_true",
-        help="include logs that are not complete (cancelled, errored), marked partial in every output",
+    add_gate_options(
+        p,
+        partial="include logs that are not complete (cancelled, errored), marked partial in every output",
+        mixed="rank logs made on different dataset versions (content hashes) together",
     )
     p.set_defaults(func=cmd_ratings)

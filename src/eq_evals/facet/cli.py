@@ -8,27 +8,80 @@ from pathlib import Path
 
 from eq_evals.commands import add_group, add_parser
 
+# The validator's limits on the command line: (option, ``Thresholds`` field, help with ``{default}``). The
+# option's type is that of the field's default; a pair (``--length-ratio``) takes two numbers.
+LIMIT_OPTIONS: tuple[tuple[str, str, str], ...] = (
+    (
+        "--margin",
+        "margin",
+        "detectors that read the whole item (crisis level): largest accepted gain over the majority class "
+        "(default {default})",
+    ),
+    (
+        "--shortcut-alpha",
+        "shortcut_alpha",
+        "detectors that never see the scenario (options, length, position, form): one-sided binomial level "
+        "of the limit around chance (default {default})",
+    ),
+    ("--folds", "folds", "cross-validation folds (default {default})"),
+    ("--repeats", "repeats", "random stratified splits each detector's accuracy is averaged over (default {default})"),
+    ("--alpha", "alpha", "family-wise level of the predictive n-gram test, Bonferroni (default {default})"),
+    ("--min-support", "min_support", "n-grams in fewer items are not tested (default {default})"),
+    ("--position-alpha", "position_alpha", "chi-square level for unbalanced gold positions (default {default})"),
+    (
+        "--proportion-tolerance",
+        "proportion_tolerance",
+        "largest accepted gap to the paper's multi-select share (default {default})",
+    ),
+    (
+        "--near-duplicate",
+        "near_duplicate",
+        "Jaccard of shingle sets that marks a near-duplicate pair (default {default})",
+    ),
+    (
+        "--same-scenario",
+        "same_scenario_z",
+        "summed row z-scores of embedding and TF-IDF cosine that mark two English-only items as a possible "
+        "same scenario (default {default}; the other same-scenario limits are in validation_limits.yaml)",
+    ),
+    (
+        "--same-scenario-bilingual",
+        "same_scenario_z_bilingual",
+        "summed row z-scores of the English embedding cosine and the Chinese character-bigram TF-IDF cosine "
+        "that mark two items with both versions as a possible same scenario (default {default})",
+    ),
+    (
+        "--template-share",
+        "template_share",
+        "share of a dimension's items a long n-gram may recur in (default {default})",
+    ),
+    (
+        "--overlap",
+        "overlap",
+        "largest accepted share of an item's shingles in one authors' sample (default {default})",
+    ),
+    (
+        "--length-ratio",
+        "length_ratio",
+        "accepted Chinese characters per English word in a pair (default {default})",
+    ),
+    (
+        "--min-items",
+        "min_items",
+        "set-level checks skip a dimension/language with fewer items (default {default})",
+    ),
+)
+
+
+def _dest(option: str) -> str:
+    return option.removeprefix("--").replace("-", "_")
+
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from eq_evals.facet.validate import ALIASES, CHECKS, Thresholds, render, run
 
-    thresholds = Thresholds(
-        margin=args.margin,
-        folds=args.folds,
-        repeats=args.repeats,
-        shortcut_alpha=args.shortcut_alpha,
-        alpha=args.alpha,
-        min_support=args.min_support,
-        position_alpha=args.position_alpha,
-        proportion_tolerance=args.proportion_tolerance,
-        near_duplicate=args.near_duplicate,
-        same_scenario_z=args.same_scenario,
-        same_scenario_z_bilingual=args.same_scenario_bilingual,
-        template_share=args.template_share,
-        overlap=args.overlap,
-        length_ratio=tuple(args.length_ratio),
-        min_items=args.min_items,
-    )
+    limits = {field: getattr(args, _dest(option)) for option, field, _ in LIMIT_OPTIONS}
+    thresholds = Thresholds(**{field: tuple(v) if isinstance(v, list) else v for field, v in limits.items()})
     skip = {ALIASES.get(c, c) for c in args.skip or []}
     checks = [c for c in CHECKS if c not in skip]
     report = run(args.files, authors=args.authors, thresholds=thresholds, checks=checks)
@@ -48,97 +101,13 @@ def add_validate_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup)
     p.add_argument(
         "--skip", nargs="*", choices=[*CHECKS, *ALIASES], help="checks to leave out (text_classifier = shortcuts)"
     )
-    p.add_argument(
-        "--margin",
-        type=float,
-        default=d.margin,
-        help=f"detectors that read the whole item (crisis level): largest accepted gain over the majority class "
-        f"(default {d.margin})",
-    )
-    p.add_argument(
-        "--shortcut-alpha",
-        type=float,
-        default=d.shortcut_alpha,
-        help="detectors that never see the scenario (options, length, position, form): one-sided binomial level "
-        f"of the limit around chance (default {d.shortcut_alpha})",
-    )
-    p.add_argument("--folds", type=int, default=d.folds, help=f"cross-validation folds (default {d.folds})")
-    p.add_argument(
-        "--repeats",
-        type=int,
-        default=d.repeats,
-        help=f"random stratified splits each detector's accuracy is averaged over (default {d.repeats})",
-    )
-    p.add_argument(
-        "--alpha",
-        type=float,
-        default=d.alpha,
-        help=f"family-wise level of the predictive n-gram test, Bonferroni (default {d.alpha})",
-    )
-    p.add_argument(
-        "--min-support",
-        type=int,
-        default=d.min_support,
-        help=f"n-grams in fewer items are not tested (default {d.min_support})",
-    )
-    p.add_argument(
-        "--position-alpha",
-        type=float,
-        default=d.position_alpha,
-        help=f"chi-square level for unbalanced gold positions (default {d.position_alpha})",
-    )
-    p.add_argument(
-        "--proportion-tolerance",
-        type=float,
-        default=d.proportion_tolerance,
-        help=f"largest accepted gap to the paper's multi-select share (default {d.proportion_tolerance})",
-    )
-    p.add_argument(
-        "--near-duplicate",
-        type=float,
-        default=d.near_duplicate,
-        help=f"Jaccard of shingle sets that marks a near-duplicate pair (default {d.near_duplicate})",
-    )
-    p.add_argument(
-        "--same-scenario",
-        type=float,
-        default=d.same_scenario_z,
-        help="summed row z-scores of embedding and TF-IDF cosine that mark two English-only items as a possible "
-        f"same scenario (default {d.same_scenario_z}; the other same-scenario limits are in validation_limits.yaml)",
-    )
-    p.add_argument(
-        "--same-scenario-bilingual",
-        type=float,
-        default=d.same_scenario_z_bilingual,
-        help="summed row z-scores of the English embedding cosine and the Chinese character-bigram TF-IDF cosine "
-        f"that mark two items with both versions as a possible same scenario (default {d.same_scenario_z_bilingual})",
-    )
-    p.add_argument(
-        "--template-share",
-        type=float,
-        default=d.template_share,
-        help=f"share of a dimension's items a long n-gram may recur in (default {d.template_share})",
-    )
-    p.add_argument(
-        "--overlap",
-        type=float,
-        default=d.overlap,
-        help=f"largest accepted share of an item's shingles in one authors' sample (default {d.overlap})",
-    )
-    p.add_argument(
-        "--length-ratio",
-        type=float,
-        nargs=2,
-        default=list(d.length_ratio),
-        metavar=("LOW", "HIGH"),
-        help=f"accepted Chinese characters per English word in a pair (default {d.length_ratio})",
-    )
-    p.add_argument(
-        "--min-items",
-        type=int,
-        default=d.min_items,
-        help=f"set-level checks skip a dimension/language with fewer items (default {d.min_items})",
-    )
+    for option, field, text in LIMIT_OPTIONS:
+        default = getattr(d, field)
+        shown = text.format(default=default)
+        if isinstance(default, tuple):
+            p.add_argument(option, type=float, nargs=2, default=list(default), metavar=("LOW", "HIGH"), help=shown)
+        else:
+            p.add_argument(option, type=type(default), default=default, help=shown)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from eq_evals.commands import add_group, add_parser
+from eq_evals.commands import add_gate_options, add_group, add_parser
 
 TASKS = ("heart", "heart_strategies")
 
@@ -111,15 +111,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="conversation-cluster bootstrap rounds for the Elo intervals (default 1000)",
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p.add_argument(
-        "--allow-partial",
-        action="store_true",
-        help="include logs that are not complete (cancelled, errored), marked partial in every output",
-    )
-    p.add_argument(
-        "--allow-mixed-datasets",
-        action="store_true",
-        help="rate logs made on different dataset or task versions together",
+    add_gate_options(
+        p,
+        partial="include logs that are not complete (cancelled, errored), marked partial in every output",
+        mixed="rate logs made on different dataset or task versions together",
     )
     p.set_defaults(func=cmd_leaderboard)
     v = add_parser(

@@ -21,9 +21,9 @@ import asyncio
 import hashlib
 import math
 import random
-from functools import cache
 from typing import Any
 
+import anyio
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, model_roles
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -34,7 +34,7 @@ from eq_evals.core.text import family, markdown_table
 from eq_evals.core.view import note, short
 from eq_evals.errors import EqEvalsError
 from eq_evals.heart import prompts
-from eq_evals.logcheck import expand_log_paths
+from eq_evals.logcheck import expand_log_paths, read_async
 from eq_evals.pairwise.judge import ask_until_parsed, grader_models, required
 from eq_evals.pairwise.logs import load_generation
 from eq_evals.pairwise.verdict import JudgeCall, PairVerdict, combine, dump
@@ -112,14 +112,13 @@ def order_seed(*parts: object) -> random.Random:
     return random.Random(int(digest[:16], 16))
 
 
-@cache
-def _opponent_log(path: str) -> tuple[str, dict[str, str], dict[str, Any]]:
-    from eq_evals.pairwise.logs import read_log
-
-    log = read_log(path)
+async def _opponent_log(path: str) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """An opponent log's model, replies by sample id (first epoch) and task arguments. Read asynchronously: the
+    scorer runs on Inspect's event loop, where a synchronous read would re-enter it (eq_evals.logcheck.read)."""
+    log = await read_async(path)
     if log.eval.task.split("/")[-1] != "heart":
         raise EqEvalsError(f"opponent log {path} is a log of {log.eval.task}, not of eq_evals/heart")
-    gen = load_generation(path)
+    gen = load_generation(path, log)
     replies = {sid: r.text for (sid, epoch), r in gen.responses.items() if epoch == 1}
     return gen.model, replies, dict(log.eval.task_args or {})
 
@@ -339,6 +338,15 @@ def heart_pairwise(
     if order not in ORDERS:
         raise EqEvalsError(f"-T order={order}: expected one of {ORDERS}")
     letters_of = prompts.criteria(rubric, judge_file)
+    # each opponent log is read once per scorer, by the first sample that needs it
+    opponent_logs: dict[str, tuple[str, dict[str, str], dict[str, Any]]] = {}
+    reading = anyio.Lock()
+
+    async def opponent_log(path: str) -> tuple[str, dict[str, str], dict[str, Any]]:
+        async with reading:
+            if path not in opponent_logs:
+                opponent_logs[path] = await _opponent_log(path)
+        return opponent_logs[path]
 
     async def score(state: TaskState, target: Target) -> Score:
         if cut := unscored_if_cut(before="a reply to judge"):  # not an empty reply: no automatic loss
@@ -362,7 +370,7 @@ def heart_pairwise(
             else:
                 opps.append((reference_id(md), ref))
         for path in paths:
-            model, replies, args = _opponent_log(path)
+            model, replies, args = await opponent_log(path)
             for name, mine in (("prompt_style", prompt_style), ("source", source)):
                 theirs = args.get(name, "release" if name == "prompt_style" else "")
                 if mine is not None and (theirs or "") != (mine or ""):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from eq_evals.commands import add_group, add_parser
+from eq_evals.commands import add_gate_options, add_group, add_parser
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,14 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     t.add_argument("logs", nargs="+", metavar="LOGS", help="Inspect log files or folders")
     t.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
-    t.add_argument(
-        "--allow-partial",
-        action="store_true",
-        help="include logs that are not complete (cancelled, errored), their cells marked partial",
-    )
-    t.add_argument(
-        "--allow-mixed-datasets",
-        action="store_true",
-        help="put logs made on different versions of the same data origin in one table",
+    add_gate_options(
+        t,
+        partial="include logs that are not complete (cancelled, errored), their cells marked partial",
+        mixed="put logs made on different versions of the same data origin in one table",
     )
     t.set_defaults(func=cmd_table)

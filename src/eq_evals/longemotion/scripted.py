@@ -23,6 +23,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage
 
 from eq_evals.errors import EqEvalsError
+from eq_evals.longemotion.data import PANAS_WORDS
 
 
 def _digest(text: str) -> int:
@@ -59,29 +60,6 @@ def _system(messages: list[ChatMessage]) -> str:
 
 
 # --- evaluated model -------------------------------------------------------------------------------
-
-PANAS = [
-    "Interested",
-    "Distressed",
-    "Excited",
-    "Upset",
-    "Strong",
-    "Guilty",
-    "Scared",
-    "Hostile",
-    "Enthusiastic",
-    "Proud",
-    "Irritable",
-    "Alert",
-    "Ashamed",
-    "Inspired",
-    "Nervous",
-    "Determined",
-    "Attentive",
-    "Jittery",
-    "Active",
-    "Afraid",
-]
 
 
 def _model_reply(kind: str, prompt: str, options: dict, messages: list[ChatMessage]) -> str:
@@ -128,7 +106,7 @@ def _model_reply(kind: str, prompt: str, options: dict, messages: list[ChatMessa
             return "1. 3 - somewhat.\n2. 4 - quite a bit."
         return "\n".join(
             f"{i}. {w}: {1 + _digest(w + prompt) % 5} - my rating for feeling {w.lower()}."
-            for i, w in enumerate(PANAS, start=1)
+            for i, w in enumerate(PANAS_WORDS, start=1)
         )
     stage = re.search(r'Begin your response with: "\*\*Stage (\d): ([^*]+)\*\*"', prompt)
     if stage:

@@ -261,7 +261,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``pace`` command group to the ``eq-evals`` parser."""
-    from eq_evals.commands import add_group, add_parser
+    from eq_evals.commands import add_gate_options, add_group, add_parser
 
     pace_sub = add_group(
         sub,
@@ -322,15 +322,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="equal weights instead of an error when no dimension has any effect on Y",
     )
-    p_w.add_argument(
-        "--allow-partial",
-        action="store_true",
-        help="include battle logs that are not complete (cancelled, errored); the weights are then marked partial",
-    )
-    p_w.add_argument(
-        "--allow-mixed-datasets",
-        action="store_true",
-        help="fit on battle logs made on different dataset or task versions",
+    add_gate_options(
+        p_w,
+        partial="include battle logs that are not complete (cancelled, errored); the weights are then marked partial",
+        mixed="fit on battle logs made on different dataset or task versions",
     )
     p_w.set_defaults(func=cmd_weights)
     p_v = add_parser(

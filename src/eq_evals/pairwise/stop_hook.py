@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 
 from inspect_ai.hooks import TaskEnd
-from inspect_ai.log import MetadataEdit, ProvenanceData, edit_eval_log, read_eval_log, write_eval_log
+from inspect_ai.log import MetadataEdit, ProvenanceData, edit_eval_log, read_eval_log_async, write_eval_log_async
 
 from eq_evals.pairwise.matchups import RUNNING
 
@@ -22,18 +22,20 @@ logger = logging.getLogger(__name__)
 KEY = "active_pairing"
 
 
-def record_stops(location: str, report: dict) -> None:
-    """Add ``report`` to the log at ``location`` as ``metadata[KEY]``, through Inspect's log edits."""
-    log = read_eval_log(location)
+async def record_stops(location: str, report: dict) -> None:
+    """Add ``report`` to the log at ``location`` as ``metadata[KEY]``, through Inspect's log edits. Read and
+    written asynchronously: the hook runs on Inspect's event loop, where the synchronous calls would re-enter it
+    (eq_evals.logcheck.read)."""
+    log = await read_eval_log_async(location)
     log = edit_eval_log(
         log,
         [MetadataEdit(metadata_set={KEY: report})],
         ProvenanceData(author="eq_evals", reason="active pairing: why each dimension stopped"),
     )
-    write_eval_log(log, location)
+    await write_eval_log_async(log, location)
 
 
-def on_task_end(data: TaskEnd) -> None:
+async def on_task_end(data: TaskEnd) -> None:
     """Called by the package's hook (``eq_evals.summary_hook``) when a task ends."""
     key = (data.log.eval.metadata or {}).get("source_run")
     source = RUNNING.pop(key, None) if key else None
@@ -42,4 +44,4 @@ def on_task_end(data: TaskEnd) -> None:
     if not data.log.location:
         logger.warning("active pairing stopped, but the log has no location to record it in: %s", source.stop_report())
         return
-    record_stops(data.log.location, source.stop_report())
+    await record_stops(data.log.location, source.stop_report())

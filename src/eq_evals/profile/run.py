@@ -173,6 +173,15 @@ def run_profile(
             extra = {planned.spec.opponents_arg: ",".join(["reference", *sorted(opponents[planned.spec.key])])}
             task = subset(build_task(planned.spec, options, **extra), planned.spec, plan.preset)
         tasks.append(task)
+    # the longest chains of calls first: eval-set starts the tasks one after another, and a task whose samples are
+    # long sequential dialogues (SAGE's turns) sets the phase's end, so it should not wait behind the short ones
+    depth: dict[str, float] = {}
+    for row in plan.rows:
+        if row.get("samples"):
+            depth[row["task"]] = max(depth.get(row["task"], 0.0), row["calls"] / row["samples"])
+    specs = [planned.spec for planned in plan.generate]
+    order = sorted(range(len(tasks)), key=lambda i: -depth.get(specs[i].task, 0.0))
+    tasks = [tasks[i] for i in order]
     written: list[str] = []
     task_of: dict[str, str] = {}
     ok = True

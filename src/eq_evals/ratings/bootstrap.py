@@ -12,13 +12,14 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .comparisons import Comparison, Rating, natural_key
+from .comparisons import Comparison, Rating, natural_key, tally
 
 __all__ = [
     "item_index",
     "bootstrap_counts",
     "percentile_interval",
     "item_bootstrap",
+    "fitted_ratings",
     "separability",
 ]
 
@@ -46,6 +47,40 @@ def percentile_interval(samples: np.ndarray, ci: float = 0.95, axis: int = 0) ->
         raise ValueError(f"ci must be in (0, 1), got {ci}")
     lo, hi = np.percentile(samples, [100 * (1 - ci) / 2, 100 * (1 + ci) / 2], axis=axis)
     return lo, hi
+
+
+def fitted_ratings(
+    comps: Sequence[Comparison],
+    names: Sequence[str],
+    scores: np.ndarray,
+    boot: np.ndarray | None,
+    ci: float,
+    extra: Callable[[int], Mapping[str, float]] | None = None,
+) -> dict[str, Rating]:
+    """Each model's ``Rating`` from a fit: ``scores`` in the order of ``names``, and the bootstrap replicates
+    ``boot`` (rounds x models; None: no interval) for the percentile interval at ``ci`` and the replicates' SD as
+    sigma; the counts are ``tally``'s. ``extra(i)`` adds the method's own figures of the i-th model."""
+    lower = upper = sd = None
+    if boot is not None:
+        lower, upper = percentile_interval(boot, ci, axis=0)
+        sd = boot.std(axis=0, ddof=1) if len(boot) > 1 else np.zeros(len(names))
+    counts = tally(comps, names)
+    out = {}
+    for i, m in enumerate(names):
+        n, wins, losses, draws = counts[m]
+        out[m] = Rating(
+            model=m,
+            score=float(scores[i]),
+            lower=None if lower is None else float(lower[i]),
+            upper=None if upper is None else float(upper[i]),
+            sigma=None if sd is None else float(sd[i]),
+            n=n,
+            wins=wins,
+            losses=losses,
+            draws=draws,
+            extra=extra(i) if extra else {},
+        )
+    return out
 
 
 def item_bootstrap(

@@ -21,8 +21,8 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from .bootstrap import bootstrap_counts, item_index, percentile_interval
-from .comparisons import Comparison, Rating, check_comparisons, tally
+from .bootstrap import bootstrap_counts, fitted_ratings, item_index
+from .comparisons import Comparison, Rating, check_comparisons
 
 __all__ = ["bradley_terry", "comparison_weights", "fit_win_matrices", "components", "asymptotic_interval"]
 
@@ -249,27 +249,9 @@ def bradley_terry(
         return s - s.mean(axis=-1, keepdims=True) + anchor
 
     scores = to_scores(fit_win_matrices(W, l2=l2, max_iter=max_iter))
-    lower = upper = sd = None
+    boot = None
     if bootstrap_rounds:
         counts = bootstrap_counts(len(items), bootstrap_rounds, seed)
         Wb = (counts @ flat).reshape(bootstrap_rounds, n, n)
         boot = to_scores(fit_win_matrices(Wb, l2=max(l2, BOOTSTRAP_L2_FLOOR), max_iter=max_iter))
-        lower, upper = percentile_interval(boot, ci, axis=0)
-        sd = boot.std(axis=0, ddof=1) if bootstrap_rounds > 1 else np.zeros(n)
-    counts_by_model = tally(comps, names)
-    out = {}
-    for m in names:
-        i = pos[m]
-        nn, w, lo, d = counts_by_model[m]
-        out[m] = Rating(
-            model=m,
-            score=float(scores[i]),
-            lower=None if lower is None else float(lower[i]),
-            upper=None if upper is None else float(upper[i]),
-            sigma=None if sd is None else float(sd[i]),
-            n=nn,
-            wins=w,
-            losses=lo,
-            draws=d,
-        )
-    return out
+    return fitted_ratings(comps, names, scores, boot, ci)

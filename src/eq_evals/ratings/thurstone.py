@@ -26,9 +26,9 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import log_ndtr
 
-from .bootstrap import bootstrap_counts, item_index, percentile_interval
+from .bootstrap import bootstrap_counts, fitted_ratings, item_index
 from .bradley_terry import components
-from .comparisons import Comparison, Rating, check_comparisons, effective_outcome, tally
+from .comparisons import Comparison, Rating, check_comparisons, effective_outcome
 
 __all__ = ["ELO_K", "ELO_BASE", "fit_thurstone", "thurstone_elo", "thurstone_mosteller"]
 
@@ -169,29 +169,10 @@ def thurstone_mosteller(
     with _single_threaded_blas():
         mu, _ = _fit(W, None, BOUND)
         scores = thurstone_elo(mu, base=base, k=k)
-        lower = upper = sd = None
+        boot = None
         if bootstrap_rounds:
             counts = bootstrap_counts(n_units, bootstrap_rounds, seed)
             boot = np.empty((bootstrap_rounds, n))
             for b, row in enumerate(counts):
                 boot[b] = thurstone_elo(_fit((row @ flat).reshape(n, n), mu, BOUND)[0], base=base, k=k)
-            lower, upper = percentile_interval(boot, ci, axis=0)
-            sd = boot.std(axis=0, ddof=1) if bootstrap_rounds > 1 else np.zeros(n)
-    counts_by_model = tally(comps, names)
-    out = {}
-    for m in names:
-        i = pos[m]
-        nn, w, lo, d = counts_by_model[m]
-        out[m] = Rating(
-            model=m,
-            score=float(scores[i]),
-            lower=None if lower is None else float(lower[i]),
-            upper=None if upper is None else float(upper[i]),
-            sigma=None if sd is None else float(sd[i]),
-            n=nn,
-            wins=w,
-            losses=lo,
-            draws=d,
-            extra={"mu": float(mu[i])},
-        )
-    return out
+    return fitted_ratings(comps, names, scores, boot, ci, extra=lambda i: {"mu": float(mu[i])})

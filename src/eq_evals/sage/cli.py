@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from eq_evals.commands import add_group, add_parser
+from eq_evals.commands import add_gate_options, add_group, add_parser
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -70,10 +70,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p_board.add_argument("logs", nargs="+", metavar="LOGS", help="Inspect log files or folders")
     p_board.add_argument("--json", action="store_true", help="print JSON rows instead of a table")
-    p_board.add_argument(
-        "--allow-partial",
-        action="store_true",
-        help="include logs that are not complete (cancelled, errored), their rows marked partial",
+    add_gate_options(
+        p_board, partial="include logs that are not complete (cancelled, errored), their rows marked partial"
     )
     p_board.set_defaults(func=cmd_leaderboard)
 

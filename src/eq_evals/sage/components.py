@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from inspect_ai.dataset import Sample
 from inspect_ai.scorer import ci
 
 from eq_evals.components import register
@@ -14,6 +13,7 @@ from eq_evals.sage.rules import load_rules
 from eq_evals.sage.scorer import failure_count, mean_npc_tokens, mean_npc_turns, sage_ci, sage_scorer, success_count
 from eq_evals.sage.solver import sentient_dialogue
 
+register("dataset", "sage_scenarios")(sage_samples)
 register("solver", "sentient_dialogue")(sentient_dialogue)
 register("scorer", "sage_scorer")(sage_scorer)
 register("metric", "success_count")(success_count)
@@ -22,21 +22,6 @@ register("metric", "mean_npc_turns")(mean_npc_turns)
 register("metric", "mean_npc_tokens")(mean_npc_tokens)
 register("metric", "ci")(ci)
 register("metric", "sage_ci")(sage_ci)
-
-
-@register("dataset", "sage_scenarios")
-def sage_scenarios(
-    source: str | None = None,
-    split: str = "test",
-    topics: str | None = None,
-    language: str = "zh",
-    hidden_task_type: str = "all",
-    personality: str = "all",
-) -> list[Sample]:
-    """SAGE scenarios: the bundled project-authored set, or ``source`` (the official profiles JSONL, a folder
-    of such files, or a pinned Hub dataset ``hf://OWNER/NAME@REVISION``), filtered by language / intention
-    type / personality."""
-    return sage_samples(source, split, topics, language, hidden_task_type, personality)
 
 
 def _validate_dataset(**_: object) -> None:
@@ -56,6 +41,6 @@ def _validate_scorer(rules: str = "sage/rules.yaml") -> None:
     load_rules(rules)
 
 
-sage_scenarios.validate_declaration = _validate_dataset  # type: ignore[attr-defined]
+sage_samples.validate_declaration = _validate_dataset  # type: ignore[attr-defined]
 sentient_dialogue.validate_declaration = _validate_solver  # type: ignore[attr-defined]
 sage_scorer.validate_declaration = _validate_scorer  # type: ignore[attr-defined]

@@ -203,6 +203,9 @@ def sage_samples(
     hidden_task_type: str = "all",
     personality: str = "all",
 ) -> list[Sample]:
+    """SAGE scenarios (the dataset ``sage_scenarios`` of the declarations): the bundled project-authored set, or
+    ``source`` (the official profiles JSONL, a folder of such files, or a pinned Hub dataset
+    ``hf://OWNER/NAME@REVISION``), filtered by language / intention type / personality."""
     versions: list[dict[str, Any]] = []
     scenarios = load_scenarios(source, split, topics, versions)
     picked = [

@@ -209,6 +209,25 @@ def ranks(rows: list[Row]) -> list[str]:
     return out
 
 
+def _cells(rank: str, r: Row, to: str) -> list[str]:
+    """A row's cells in the leaderboard's column order (the interval's ends joined by ``to``)."""
+    return [
+        rank,
+        r.model + (" (partial)" if r.partial else "") + (" (unscored)" if r.n == 0 else ""),
+        r.simulator,
+        r.scenarios,
+        str(r.n),
+        fmt(r.sentient),
+        f"{fmt(r.ci_low)}{to}{fmt(r.ci_high)}",
+        str(r.success),
+        str(r.failure),
+        str(r.unscored),
+        fmt(r.mean_turns, 2),
+        fmt(r.rational),
+        fmt(r.emotional),
+    ]
+
+
 def render(rows: list[Row]) -> str:
     header = [
         "Rank",
@@ -233,24 +252,8 @@ def render(rows: list[Row]) -> str:
         header.append("Settings")
     table = [header]
     for rank, r in zip(ranks(rows), rows):
-        mark = (" (partial)" if r.partial else "") + (" (unscored)" if r.n == 0 else "")
         table.append(
-            [
-                rank,
-                r.model + mark,
-                r.simulator,
-                r.scenarios,
-                str(r.n),
-                fmt(r.sentient),
-                f"{fmt(r.ci_low)}-{fmt(r.ci_high)}",
-                str(r.success),
-                str(r.failure),
-                str(r.unscored),
-                fmt(r.mean_turns, 2),
-                fmt(r.rational),
-                fmt(r.emotional),
-            ]
-            + ([" ".join(f"{k}={r.settings.get(k)}" for k in varying)] if varying else [])
+            _cells(rank, r, "-") + ([" ".join(f"{k}={r.settings.get(k)}" for k in varying)] if varying else [])
         )
     widths = [max(len(row[c]) for row in table) for c in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
@@ -309,24 +312,7 @@ def build(inputs: Inputs) -> Result:
         "rational",
         "emotional",
     ]
-    body = [
-        [
-            rank,
-            r.model + (" (partial)" if r.partial else "") + (" (unscored)" if r.n == 0 else ""),
-            r.simulator,
-            r.scenarios,
-            str(r.n),
-            fmt(r.sentient),
-            f"{fmt(r.ci_low)} to {fmt(r.ci_high)}",
-            str(r.success),
-            str(r.failure),
-            str(r.unscored),
-            fmt(r.mean_turns, 2),
-            fmt(r.rational),
-            fmt(r.emotional),
-        ]
-        for rank, r in zip(ranks(rows), rows)
-    ]
+    body = [_cells(rank, r, " to ") for rank, r in zip(ranks(rows), rows)]
     notes = [line for line in render(rows).splitlines() if line.startswith("note:")]
     markdown = "\n".join(
         [

@@ -110,18 +110,23 @@ def text(section: str, language: str, file: str = PROMPTS_FILE) -> str:
     return load_prompts(file)[section][language]
 
 
-def emotion_prompt(meta: dict[str, Any], emotion: int, history: str, file: str = PROMPTS_FILE) -> str:
+def _player_prompt(section: str, meta: dict[str, Any], file: str, **values: Any) -> str:
+    """A prompt of the simulated user: ``section`` filled with the goal, its persona, the scene with its hidden
+    intention, and ``values``."""
     lang = meta["language"]
     return fill(
-        text("emotion_update", lang, file),
+        text(section, lang, file),
         {
             "goal": text("goal", lang, file),
             "persona": meta["player"],
             "scene": scene_with_intention(meta["scene"], meta["task"], lang, file),
-            "emotion": emotion,
-            "history": history,
+            **values,
         },
     )
+
+
+def emotion_prompt(meta: dict[str, Any], emotion: int, history: str, file: str = PROMPTS_FILE) -> str:
+    return _player_prompt("emotion_update", meta, file, emotion=emotion, history=history)
 
 
 def feeling_text(target_completion: str, activity: str, analyse: str, language: str, file: str = PROMPTS_FILE) -> str:
@@ -134,19 +139,7 @@ def feeling_text(target_completion: str, activity: str, analyse: str, language: 
 def reply_prompt(
     meta: dict[str, Any], state: str, context: str, latest: str, feeling: str, file: str = PROMPTS_FILE
 ) -> str:
-    lang = meta["language"]
-    return fill(
-        text("reply", lang, file),
-        {
-            "goal": text("goal", lang, file),
-            "persona": meta["player"],
-            "scene": scene_with_intention(meta["scene"], meta["task"], lang, file),
-            "context": context,
-            "latest": latest,
-            "feeling": feeling,
-            "state": state,
-        },
-    )
+    return _player_prompt("reply", meta, file, context=context, latest=latest, feeling=feeling, state=state)
 
 
 def opening_prompt(meta: dict[str, Any], state: str, file: str = PROMPTS_FILE) -> str:
