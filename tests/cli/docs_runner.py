@@ -678,6 +678,23 @@ def block_params(docs: Callable[[str], bool]) -> list:
     return [pytest.param(b, marks=pytest.mark.slow) if b.doc in SLOW_DOCS else b for b in blocks() if docs(b.doc)]
 
 
+def printed_block_test(docs: Callable[[str], bool]) -> Callable[..., None]:
+    """The test of every printed block of the documents ``docs`` selects; a test module binds it to a name starting
+    with ``test_`` (``test_printed_block_runs = printed_block_test(...)``) and pytest collects it there."""
+
+    @pytest.mark.parametrize("block", block_params(docs), ids=lambda b: b.id)
+    def test_printed_block_runs(
+        block: Block,
+        tmp_path: Path,
+        request: pytest.FixtureRequest,
+        monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture,
+    ) -> None:
+        run_printed_block(block, tmp_path, request, monkeypatch, capsys)
+
+    return test_printed_block_runs
+
+
 def run_printed_block(
     block: Block,
     tmp_path: Path,

@@ -3,18 +3,6 @@ pace-weights.md, heart.md) runs, through the real command-line parsers (issue 22
 
 from __future__ import annotations
 
-from pathlib import Path
+from docs_runner import BENCHMARK_DOCS, printed_block_test
 
-import pytest
-from docs_runner import BENCHMARK_DOCS, Block, block_params, run_printed_block
-
-
-@pytest.mark.parametrize("block", block_params(lambda doc: doc in BENCHMARK_DOCS), ids=lambda b: b.id)
-def test_printed_block_runs(
-    block: Block,
-    tmp_path: Path,
-    request: pytest.FixtureRequest,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture,
-) -> None:
-    run_printed_block(block, tmp_path, request, monkeypatch, capsys)
+test_printed_block_runs = printed_block_test(lambda doc: doc in BENCHMARK_DOCS)

@@ -18,29 +18,18 @@ from docs_runner import (
     NOT_RUN,
     SCRIPTED,
     SUBSTITUTIONS,
-    Block,
     Workspace,
-    block_params,
     blocks,
     classify,
     drop_optional,
     logical_lines,
-    run_printed_block,
+    printed_block_test,
     shell_words,
     substitute,
     untagged_blocks,
 )
 
-
-@pytest.mark.parametrize("block", block_params(lambda doc: doc == "README.md"), ids=lambda b: b.id)
-def test_printed_block_runs(
-    block: Block,
-    tmp_path: Path,
-    request: pytest.FixtureRequest,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture,
-) -> None:
-    run_printed_block(block, tmp_path, request, monkeypatch, capsys)
+test_printed_block_runs = printed_block_test(lambda doc: doc == "README.md")
 
 
 def test_every_printed_line_is_classified_and_every_block_tagged() -> None:
