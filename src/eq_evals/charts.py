@@ -308,6 +308,13 @@ def svg(chart: Chart | list[Chart]) -> str:
     return text[text.index("<svg") :]
 
 
+def warm() -> None:
+    """Load matplotlib, its fonts and the SVG writer ahead of the first real chart, by drawing a small one in
+    memory: ``eq-evals profile`` does it on a worker thread while the models are working (``eq_evals.profile
+    .prefetch``), so the report card does not pay it at the end."""
+    svg(Chart("warm-up", "score", [Point("a", 1.0, 0.5, 1.5), Point("b", 2.0)], references={"chance": 0.5}))
+
+
 # The files save() writes: SVG for papers and PNG by default (`eq-evals ratings`); the report card inlines or links the
 # SVGs only, so it asks for those alone (``formats("svg")``), which halves its drawing time.
 _FORMATS: ContextVar[tuple[str, ...]] = ContextVar("chart_formats", default=("svg", "png"))

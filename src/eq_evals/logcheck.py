@@ -28,8 +28,11 @@ import asyncio
 import glob
 import json
 import math
+import os
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Iterable
@@ -92,8 +95,37 @@ def _loop_running() -> bool:
     return True
 
 
+# full reads of unchanged files, while a command asks for it (reading_cache); None = no cache
+_CACHE: dict[tuple[str, int, int], EvalLog] | None = None
+
+
+@contextmanager
+def reading_cache() -> Iterator[None]:
+    """Within the block, a log file read in full is read from disk once: a later :func:`read` of the same file,
+    unchanged (same path, size and modification time), returns the same ``EvalLog``. For a command that reads
+    the same logs more than once, or reads finished logs ahead on a worker thread (``eq-evals profile``: the
+    calls and tokens, then the card; ``eq_evals.profile.prefetch``). The logs are shared: readers must not
+    change them."""
+    global _CACHE
+    outer = _CACHE
+    _CACHE = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _CACHE = outer
+
+
+def _cache_key(path: str) -> tuple[str, int, int] | None:
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):  # not a local file (a remote location): never cached
+        return None
+    return os.path.realpath(path), stat.st_mtime_ns, stat.st_size
+
+
 def read(path: str, header_only: bool = False) -> EvalLog:
-    """Read a log; an unreadable file is an error naming it.
+    """Read a log; an unreadable file is an error naming it. Inside :func:`reading_cache`, a full read of an
+    unchanged file is served from the cache.
 
     Async code (scorers, hooks) reads with :func:`read_async`. Sync code called on a running event loop (a task
     built by ``inspect eval``, which builds its tasks on its loop) reads on a worker thread. The reason is in
@@ -102,11 +134,19 @@ def read(path: str, header_only: bool = False) -> EvalLog:
     the frame of asyncio's ``_run_once`` already running, part-way through the ready queue it has counted: the
     nested run takes those handles and the frame then fails with "IndexError: pop from an empty deque", now and
     then, depending on what else is ready (the crash of ``eq-evals profile --opponents``)."""
+    cache = _CACHE
+    key = _cache_key(str(path)) if cache is not None and not header_only else None
+    if key is not None and key in cache:  # type: ignore[operator]
+        return cache[key]  # type: ignore[index]
     try:
         if _loop_running():
             with ThreadPoolExecutor(max_workers=1) as pool:
-                return pool.submit(read_eval_log, path, header_only=header_only).result()
-        return read_eval_log(path, header_only=header_only)
+                log = pool.submit(read_eval_log, path, header_only=header_only).result()
+        else:
+            log = read_eval_log(path, header_only=header_only)
+        if key is not None:
+            cache[key] = log  # type: ignore[index]
+        return log
     except Exception as ex:  # noqa: BLE001 - any unreadable file gets a message naming it
         raise EqEvalsError(f"{path} is not a readable Inspect log: {ex}") from None
 

@@ -1,5 +1,7 @@
 """The package's Inspect hook. After an ``inspect eval`` of an eq_evals task, say how many samples were left
-unscored and why; at the end of each task, let active judging record its stops (``pairwise.stop_hook``).
+unscored and why; at the end of each task, let active judging record its stops (``pairwise.stop_hook``) and tell
+whoever listens where the finished log is (:func:`task_end_listener`; ``eq-evals profile`` reads finished logs
+ahead, ``eq_evals.profile.prefetch``).
 
 Inspect's summary shows only metrics, and unscored samples never reach a metric: a run where every SAGE
 dialogue ended unscored showed ``mean nan`` and nothing else (issue 13). This hook prints, under the summary,
@@ -15,6 +17,8 @@ shows it) or when one is built (a Python ``eval()``, ``inspect eval-retry``), an
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from inspect_ai.hooks import Hooks, RunEnd, TaskEnd, hooks
 
@@ -67,6 +71,21 @@ def unscored_lines(log) -> list[str]:  # type: ignore[no-untyped-def]
     return lines
 
 
+# told the location of every finished task's log, in the order the tasks end
+_TASK_END_LISTENERS: list[Callable[[str], None]] = []
+
+
+@contextmanager
+def task_end_listener(listener: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, ``listener(location)`` is called, on Inspect's event loop, when an eq_evals task's log is
+    finished (after the stop hook has written to it). It must return at once (hand the work to a thread)."""
+    _TASK_END_LISTENERS.append(listener)
+    try:
+        yield
+    finally:
+        _TASK_END_LISTENERS.remove(listener)
+
+
 class EqEvalsHooks(Hooks):
     """The package's one Inspect hook, registered by :func:`activate` (Inspect lists the registered hooks at the
     start of a run)."""
@@ -78,6 +97,9 @@ class EqEvalsHooks(Hooks):
         from eq_evals.pairwise import stop_hook
 
         await stop_hook.on_task_end(data)
+        if data.log.location:
+            for listener in list(_TASK_END_LISTENERS):
+                listener(data.log.location)
 
     async def on_run_end(self, data: RunEnd) -> None:
         for log in data.logs or []:

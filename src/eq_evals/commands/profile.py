@@ -13,6 +13,7 @@ ORDER = 1  # place in `eq-evals --help`: the first thing to run
 
 def cmd_profile(args: argparse.Namespace) -> int:
     from eq_evals.profile.plan import load_cost_config, make_plan, render
+    from eq_evals.profile.prefetch import prefetching
     from eq_evals.profile.run import opponent_logs, parse_budget, run_profile, say, write_outputs
 
     load_cost_config(args.model_cost_config)
@@ -61,9 +62,11 @@ def cmd_profile(args: argparse.Namespace) -> int:
         common["model_args"] = model_args
     if args.max_tokens:
         common["max_tokens"] = args.max_tokens
-    logs = run_profile(plan, log_dir, opponents, options, common, role_args)
     out = Path(args.out) if args.out else log_dir / "card"
-    written = write_outputs(plan, log_dir, logs, out, args.title)
+    with prefetching() as ahead:  # finished logs read ahead while the models work, for the counts and the card
+        logs = run_profile(plan, log_dir, opponents, options, common, role_args, processes=args.processes)
+        ahead.close()
+        written = write_outputs(plan, log_dir, logs, out, args.title)
     print(f"logs: {log_dir}  (browse them: inspect view --log-dir {log_dir})")
     for name, path in written.items():
         print(f"{name}: {path}")
@@ -157,6 +160,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--max-tasks", type=int, help="task runs at once (default: all of them)")
     p.add_argument("--max-connections", type=int, help="concurrent calls per model (Inspect's default if unset)")
+    p.add_argument(
+        "--processes",
+        type=int,
+        choices=[1, 2],
+        default=2,
+        help="2 (default): the long dialogues (SAGE) run as an eval set of their own in a second process, in "
+        "DIR/dialogue, beside the other tasks (Linux, with --display none or log; else one process); 1: every task "
+        "in one eval set. A folder being continued keeps the layout it was made with",
+    )
     p.add_argument("--retry-attempts", type=int, default=3, help="eval-set's retries of a failed task (default: 3)")
     p.add_argument(
         "--display",

@@ -1,11 +1,18 @@
-"""Running a profile: two Inspect eval sets in one log folder, each resumable with eval-set's own semantics
+"""Running a profile: Inspect eval sets in one log folder, each resumable with eval-set's own semantics
 (docs/profile.md, "Running and resuming").
 
 1. ``DIR/generate``: every profiled model on every first-phase task (objective items, interaction replies, SAGE
    dialogues, the PACE board, HEART against the reference, LongEmotion), the judge bound to the tasks' judge role
    and the simulated user to SAGE's.
+   ``DIR/dialogue``: the first-phase tasks whose samples are long chains of calls (SAGE's dialogues), run at the
+   same time as an eval set of their own in a second process (``--processes 2``, the default where it can: Linux,
+   and a display that does not take the terminal). One Python process runs its eval set's tasks on one event
+   loop, and a dialogue waits for the loop at every turn: while the other tasks start (their samples, logs and
+   scorers keep the loop busy for seconds) each of its turns waits, and a chain of turns adds those waits up.
+   In a process of its own a dialogue runs as it would alone, and the other tasks use another core.
 2. ``DIR/judge``: the pairwise judging tasks (``facet_pairwise``) over the first phase's generation logs and those
-   of ``--opponents``, reusing the opponents' verdicts, so only the new pairs are judged.
+   of ``--opponents``, reusing the opponents' verdicts, so only the new pairs are judged. It waits for the first
+   phase's tasks in its own process only (the dialogues are not judged pairwise).
 
 Running the same command again continues: eval-set skips the tasks whose logs are complete and retries the
 others, reusing their finished samples. ``DIR/plan.json`` records what the folder profiles (models, preset,
@@ -16,6 +23,7 @@ after the run, the calls and tokens the logs record are written into the same fi
 from __future__ import annotations
 
 import json
+import multiprocessing
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,8 +32,12 @@ from eq_evals.errors import EqEvalsError
 from eq_evals.profile.plan import Plan, build_task, make_plan, subset, totals
 from eq_evals.profile.spec import MODEL
 
-GENERATE, JUDGE = "generate", "judge"
+GENERATE, DIALOGUE, JUDGE = "generate", "dialogue", "judge"
 ALL = "*"  # every log of --opponents
+# calls one after another in a sample (all roles) from which a task runs in the second process: SAGE's dialogues
+# (the simulated user's turn, then the model's, round after round; SAGE paper §2.1-2.2); every other task's samples make at
+# most a handful of calls
+CHAIN = 10
 
 
 def say(message: str) -> None:
@@ -86,12 +98,19 @@ def _selection(plan: Plan) -> dict[str, Any]:
     }
 
 
-def check_folder(log_dir: Path, plan: Plan) -> None:
-    """Refuse to continue a profile of other items in the same folder (eval-set would take their logs as done)."""
+def check_folder(log_dir: Path, plan: Plan, dialogue: list[str] | None = None) -> list[str]:
+    """Refuse to continue a profile of other items in the same folder (eval-set would take their logs as done).
+    Returns the tasks (keys) that run in ``DIR/dialogue``: ``dialogue`` for a new folder; for a folder being
+    continued, those it ran there before (none, for a folder made in one process), so that each eval set finds
+    its own logs again."""
     record = log_dir / "plan.json"
     mine = _selection(plan)
+    mine[DIALOGUE] = sorted(dialogue or [])
     if record.exists():
         earlier = json.loads(record.read_text(encoding="utf-8")).get("selection", {})
+        mine[DIALOGUE] = sorted(
+            set(earlier.get(DIALOGUE) or []) | (set(dialogue or []) - set(earlier.get("items", {})))
+        )
         if earlier.get("preset") != mine["preset"] or any(
             earlier.get("items", {}).get(k) not in (None, v) for k, v in mine["items"].items()
         ):
@@ -103,6 +122,7 @@ def check_folder(log_dir: Path, plan: Plan) -> None:
     log_dir.mkdir(parents=True, exist_ok=True)
     plan.selection = mine
     write_plan(plan, log_dir, [], False)
+    return mine[DIALOGUE]
 
 
 def write_plan(plan: Plan, log_dir: Path, logs: list[str], finished: bool) -> Path:
@@ -154,6 +174,74 @@ def _eval_set(tasks: list, models: Any, log_dir: Path, roles: dict[str, Any], co
         ) from None
 
 
+def chain_depths(plan: Plan) -> dict[str, float]:
+    """Model calls per sample of each first-phase task, every role together (the plan's rows): how long a chain
+    of calls, one after another, a sample can be."""
+    calls: dict[str, float] = {}
+    samples: dict[str, float] = {}
+    for row in plan.rows:
+        calls[row["task"]] = calls.get(row["task"], 0.0) + (row.get("calls") or 0)
+        if row.get("role") == MODEL:
+            samples[row["task"]] = samples.get(row["task"], 0.0) + (row.get("samples") or 0)
+    return {task: calls[task] / n for task, n in samples.items() if n}
+
+
+def can_fork(display: str | None) -> bool:
+    """A second process is forked (it inherits the built tasks: no new interpreter to start) on Linux only, and
+    only with a display that leaves the terminal alone (two full-screen displays would overwrite each other)."""
+    return sys.platform.startswith("linux") and (display or "none") in ("none", "log")
+
+
+def _dialogue_child(tasks: list, models: Any, log_dir: Path, roles: dict[str, Any], common: dict, conn: Any) -> None:
+    """The second process: the dialogue tasks' eval set. Sends back (ok, log paths) or ("error", message)."""
+    from eq_evals import summary_hook
+
+    summary_hook._TASK_END_LISTENERS.clear()  # the parent reads ahead for its own card, not this process
+    try:
+        ok, logs = _eval_set(tasks, models, log_dir, roles, common)
+        conn.send((ok, [_local(log.location) for log in logs]))
+    except BaseException as ex:  # noqa: BLE001 - whatever stops it is reported by the parent, naming the folder
+        conn.send(("error", str(ex) if isinstance(ex, EqEvalsError) else f"{type(ex).__name__}: {ex}"))
+    finally:
+        conn.close()
+
+
+class Dialogues:
+    """The dialogue tasks' eval set in a forked process (``DIR/dialogue``), started before the parent's own."""
+
+    def __init__(self, tasks: list, models: Any, log_dir: Path, roles: dict[str, Any], common: dict) -> None:
+        context = multiprocessing.get_context("fork")
+        self.log_dir = log_dir
+        self._conn, child = context.Pipe(duplex=False)
+        self._process = context.Process(
+            target=_dialogue_child, args=(tasks, models, log_dir, roles, common, child), name="eq-evals-dialogue"
+        )
+        self._process.start()
+        child.close()
+
+    def result(self) -> tuple[bool, list[str]]:
+        """Wait for it; its logs, or an error naming its folder."""
+        try:
+            outcome = self._conn.recv()
+        except EOFError:
+            outcome = ("error", "it ended without a word")
+        finally:
+            self._process.join()
+        if outcome[0] == "error":
+            raise EqEvalsError(
+                f"{self.log_dir}: the dialogue tasks' eval set failed (exit code {self._process.exitcode}): "
+                f"{outcome[1]}\nThe other tasks' logs are kept; run the same command again to continue."
+            )
+        return bool(outcome[0]), list(outcome[1])
+
+    def stop(self) -> None:
+        """After an error in the parent: let it finish cancelling (a Ctrl-C reaches both), else end it."""
+        self._process.join(timeout=30)
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join()
+
+
 def run_profile(
     plan: Plan,
     log_dir: Path,
@@ -161,60 +249,56 @@ def run_profile(
     options: dict[str, Any],
     common: dict[str, Any],
     role_args: dict[str, Any] | None = None,
+    processes: int = 1,
 ) -> list[str]:
-    """Run both phases; returns the logs the profile is made of (its own and the opponents' generation logs)."""
-    check_folder(log_dir, plan)
+    """Run both phases; returns the logs the profile is made of (its own and the opponents' generation logs).
+    ``processes`` 2: the tasks whose samples are chains of at least ``CHAIN`` calls (SAGE's dialogues) run in a
+    second process, in ``DIR/dialogue`` (where :func:`can_fork`)."""
+    depth = chain_depths(plan)
+    long_ones = [p.spec.key for p in plan.generate if depth.get(p.spec.key, 0.0) >= CHAIN]
+    if len(long_ones) == len(plan.generate) or processes < 2 or not can_fork(common.get("display")):
+        long_ones = []  # nothing to run beside them, or one process asked for
+    dialogue = set(check_folder(log_dir, plan, long_ones))
     roles = _roles(plan, role_args or {})
-    tasks = []
+    tasks, chains = [], []
     for planned in plan.generate:
         task = planned.task
         if planned.spec.opponents_arg and opponents.get(planned.spec.key):
             # judged against the reference and the opponents' replies: the task is rebuilt with them
             extra = {planned.spec.opponents_arg: ",".join(["reference", *sorted(opponents[planned.spec.key])])}
             task = subset(build_task(planned.spec, options, **extra), planned.spec, plan.preset)
-        tasks.append(task)
-    # the longest chains of calls first: eval-set starts the tasks one after another, and a task whose samples are
-    # long sequential dialogues (SAGE's turns) sets the phase's end, so it should not wait behind the short ones
-    depth: dict[str, float] = {}
-    for row in plan.rows:
-        if row.get("samples"):
-            depth[row["task"]] = max(depth.get(row["task"], 0.0), row["calls"] / row["samples"])
-    specs = [planned.spec for planned in plan.generate]
-    order = sorted(range(len(tasks)), key=lambda i: -depth.get(specs[i].task, 0.0))
-    tasks = [tasks[i] for i in order]
+        (chains if planned.spec.key in dialogue else tasks).append(task)
     written: list[str] = []
     task_of: dict[str, str] = {}
     ok = True
-    if tasks:
-        say(f"profile: phase 1 ({len(tasks)} tasks x {len(plan.models)} models) in {log_dir / GENERATE}")
-        ok, logs = _eval_set(tasks, plan.models, log_dir / GENERATE, roles, common)
-        written += [_local(log.location) for log in logs]
-        task_of = {_local(log.location): log.eval.task.removeprefix("eq_evals/") for log in logs}
-        if not ok:
+    dialogues = None
+    if chains:
+        say(f"profile: phase 1, dialogues ({len(chains)} tasks x {len(plan.models)} models) in {log_dir / DIALOGUE}")
+        dialogues = Dialogues(chains, plan.models, log_dir / DIALOGUE, roles, common)
+    try:
+        if tasks:
+            say(f"profile: phase 1 ({len(tasks)} tasks x {len(plan.models)} models) in {log_dir / GENERATE}")
+            ok, logs = _eval_set(tasks, plan.models, log_dir / GENERATE, roles, common)
+            written += [_local(log.location) for log in logs]
+            task_of = {_local(log.location): log.eval.task.removeprefix("eq_evals/") for log in logs}
+            if not ok:
+                say(
+                    "warning: some tasks of phase 1 did not finish; run the same command again to continue "
+                    "(finished samples are not run again)"
+                )
+        written += _judge_phase(plan, log_dir, opponents, options, common, roles, written, task_of, ok)
+    except BaseException:
+        if dialogues:
+            dialogues.stop()
+        raise
+    if dialogues:
+        ok_dialogues, logs = dialogues.result()
+        written += logs
+        if not ok_dialogues:
             say(
-                "warning: some tasks of phase 1 did not finish; run the same command again to continue "
+                "warning: some dialogue tasks did not finish; run the same command again to continue "
                 "(finished samples are not run again)"
             )
-    if plan.judge_tasks:
-        if not ok:
-            say("profile: phase 2 (pairwise judging) waits until phase 1 is complete")
-        else:
-            judging = []
-            for planned in plan.judge_tasks:
-                source = planned.spec.judges or ""
-                gen = [p for p in written if task_of.get(p) == source.split("[")[0]]
-                # sorted: the arguments are part of the task's identity in the eval set, so a rerun finds its log
-                extra: dict[str, Any] = {"logs": ",".join(sorted(gen) + sorted(opponents.get(source, [])))}
-                earlier = opponents.get(planned.spec.task, [])
-                if earlier:
-                    extra["reuse"] = ",".join(sorted(earlier))
-                judging.append(build_task(planned.spec, options, **extra))
-            say(f"profile: phase 2 ({len(judging)} judging tasks) in {log_dir / JUDGE}")
-            judge_common = {k: v for k, v in common.items() if k != "model_args"}  # no tested model here
-            ok2, logs = _eval_set(judging, "none", log_dir / JUDGE, roles, judge_common)
-            written += [_local(log.location) for log in logs]
-            if not ok2:
-                say("warning: pairwise judging did not finish; run the same command again to continue")
     # the opponents' logs join the card, but not their judging logs of a task judged again here (the new log holds
     # their verdicts, reused)
     rejudged = {p for planned in plan.judge_tasks for p in opponents.get(planned.spec.task, [])}
@@ -222,14 +306,51 @@ def run_profile(
     return written + theirs
 
 
+def _judge_phase(
+    plan: Plan,
+    log_dir: Path,
+    opponents: dict[str, list[str]],
+    options: dict[str, Any],
+    common: dict[str, Any],
+    roles: dict[str, Any],
+    written: list[str],
+    task_of: dict[str, str],
+    ok: bool,
+) -> list[str]:
+    """Phase 2, the pairwise judging of phase 1's generation logs (``DIR/judge``); returns its logs."""
+    out: list[str] = []
+    if not plan.judge_tasks:
+        return out
+    if not ok:
+        say("profile: phase 2 (pairwise judging) waits until phase 1 is complete")
+        return out
+    judging = []
+    for planned in plan.judge_tasks:
+        source = planned.spec.judges or ""
+        gen = [p for p in written if task_of.get(p) == source.split("[")[0]]
+        # sorted: the arguments are part of the task's identity in the eval set, so a rerun finds its log
+        extra: dict[str, Any] = {"logs": ",".join(sorted(gen) + sorted(opponents.get(source, [])))}
+        earlier = opponents.get(planned.spec.task, [])
+        if earlier:
+            extra["reuse"] = ",".join(sorted(earlier))
+        judging.append(build_task(planned.spec, options, **extra))
+    say(f"profile: phase 2 ({len(judging)} judging tasks) in {log_dir / JUDGE}")
+    judge_common = {k: v for k, v in common.items() if k != "model_args"}  # no tested model here
+    ok2, logs = _eval_set(judging, "none", log_dir / JUDGE, roles, judge_common)
+    out += [_local(log.location) for log in logs]
+    if not ok2:
+        say("warning: pairwise judging did not finish; run the same command again to continue")
+    return out
+
+
 def actual_counts(paths: list[str]) -> list[dict[str, Any]]:
     """Model calls and tokens per task and role as the logs record them (model events; every call Inspect made,
     none for a reused or cached one)."""
-    from inspect_ai.log import read_eval_log
+    from eq_evals.logcheck import read
 
     rows: dict[tuple, dict[str, Any]] = {}
     for path in paths:
-        log = read_eval_log(path)
+        log = read(path)
         task = log.eval.task.removeprefix("eq_evals/")
         roles = {str(v.model): k for k, v in (log.eval.model_roles or {}).items()}
         for sample in log.samples or []:

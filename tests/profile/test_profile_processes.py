@@ -1,0 +1,88 @@
+"""The long dialogues in a second process (docs/profile.md, "Running and resuming"), through the real command
+line: which folder each task's logs go to, a folder continued in the layout it was made with (whatever
+``--processes`` says), no call paid twice, and a failure of the second process named with its folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import list_eval_logs, read_eval_log
+
+from eq_evals.cli import main
+
+S = "eq_evals/scripted-"
+BASE = [
+    "profile",
+    *["--model", S + "all-good", "--judge", S + "jc-honest", "--simulated-user", S + "sage-user"],
+    *["--benchmarks", "sage,pace"],
+]
+
+
+def layout(logs: Path) -> dict[str, set[str]]:
+    """Folder -> the tasks whose logs it holds."""
+    out: dict[str, set[str]] = {}
+    for info in list_eval_logs(str(logs)):
+        task = read_eval_log(info.name, header_only=True).eval.task.removeprefix("eq_evals/")
+        out.setdefault(Path(info.name.removeprefix("file://")).parent.name, set()).add(task)
+    return out
+
+
+def calls(logs: Path) -> int:
+    return sum(
+        1
+        for info in list_eval_logs(str(logs))
+        for s in read_eval_log(info.name).samples or []
+        for e in s.events
+        if e.event == "model"
+    )
+
+
+def test_the_dialogues_run_in_a_second_process_and_a_rerun_pays_nothing(capsys, tmp_path: Path) -> None:
+    logs = tmp_path / "p"
+    assert main([*BASE, "--log-dir", str(logs)]) == 0
+    assert "dialogues (1 tasks x 1 models)" in capsys.readouterr().err
+    assert layout(logs) == {"dialogue": {"sage"}, "generate": {"pace"}}
+    record = json.loads((logs / "plan.json").read_text(encoding="utf-8"))
+    assert record["selection"]["dialogue"] == ["sage[language=all]"]
+    first = calls(logs)
+    assert sum(r["calls"] for r in record["actual"]) == first  # the dialogue's calls are counted too
+    card = json.loads((logs / "card" / "report.json").read_text(encoding="utf-8"))
+    status = {b["benchmark"]: b["status"] for b in card["benchmarks"]}
+    assert status["sage"] == status["pace"] == "scored", status
+    # the same command again, and with --processes 1: the folder keeps its layout, eval-set finds every task done
+    for again in ([], ["--processes", "1"]):
+        assert main([*BASE, *again, "--log-dir", str(logs)]) == 0
+        assert layout(logs) == {"dialogue": {"sage"}, "generate": {"pace"}}
+        assert calls(logs) == first
+
+
+@pytest.mark.slow
+def test_a_folder_made_in_one_process_stays_in_one(capsys, tmp_path: Path) -> None:
+    logs = tmp_path / "p"
+    assert main([*BASE, "--processes", "1", "--log-dir", str(logs)]) == 0
+    assert layout(logs) == {"generate": {"sage", "pace"}}
+    assert json.loads((logs / "plan.json").read_text(encoding="utf-8"))["selection"]["dialogue"] == []
+    first = calls(logs)
+    assert main([*BASE, "--log-dir", str(logs)]) == 0  # --processes 2, the default: continued as it was made
+    assert layout(logs) == {"generate": {"sage", "pace"}}
+    assert calls(logs) == first
+
+
+@pytest.mark.slow
+def test_a_failure_of_the_second_process_is_named_and_the_other_logs_are_kept(capsys, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    assert main([*BASE[:-1], "pace", "--log-dir", str(other)]) == 0
+    [foreign] = list((other / "generate").glob("*.eval"))
+    logs = tmp_path / "p"
+    (logs / "dialogue").mkdir(parents=True)
+    shutil.copy(foreign, logs / "dialogue")  # a log of another task where the dialogues' eval set runs
+    capsys.readouterr()
+    assert main([*BASE, "--log-dir", str(logs)]) == 2
+    err = capsys.readouterr().err
+    assert f"{logs / 'dialogue'}: the dialogue tasks' eval set failed" in err, err
+    assert "run the same command again" in err
+    [pace] = [info.name for info in list_eval_logs(str(logs / "generate"))]
+    assert read_eval_log(pace, header_only=True).status == "success"
