@@ -12,6 +12,7 @@ import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from eq_evals.cli import main
+from eq_evals.profile.run import one_process_reason
 
 S = "eq_evals/scripted-"
 BASE = [
@@ -86,3 +87,34 @@ def test_a_failure_of_the_second_process_is_named_and_the_other_logs_are_kept(ca
     assert "run the same command again" in err
     [pace] = [info.name for info in list_eval_logs(str(logs / "generate"))]
     assert read_eval_log(pace, header_only=True).status == "success"
+
+
+def test_where_the_dialogues_cannot_have_a_process_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    scripted = [S + "all-good", S + "jc-honest", None]
+    assert one_process_reason(scripted, "none") is None
+    assert one_process_reason(scripted, "log") is None
+    assert "takes the terminal" in (one_process_reason(scripted, "full") or "")
+    assert "loaded a second time" in (one_process_reason(["eq_evals/smollm2", *scripted], "none") or "")
+    assert "eq_evals/gguf" in (one_process_reason([*scripted[:2], "eq_evals/gguf"], None) or "")
+    monkeypatch.setattr("sys.platform", "darwin")
+    assert "Linux only" in (one_process_reason(scripted, "none") or "")
+
+
+def test_a_model_run_in_process_keeps_the_dialogues_in_one_process(
+    capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import eq_evals.profile.run as run
+
+    sets: dict[str, list[str]] = {}
+
+    def eval_set(tasks, models, log_dir, roles, common):  # noqa: ANN001, ANN202 - records the eval sets, runs none
+        sets[Path(log_dir).name] = sorted(t.name.removeprefix("eq_evals/") for t in tasks)
+        return True, []
+
+    monkeypatch.setattr(run, "_eval_set", eval_set)
+    monkeypatch.setattr(run, "write_outputs", lambda *a, **k: {})
+    # the embedded model as the simulated user: SAGE's dialogues stay with the other tasks, and the command says why
+    command = [*BASE[:5], "--simulated-user", "eq_evals/smollm2", *BASE[7:]]
+    assert main([*command, "--log-dir", str(tmp_path / "p")]) == 0
+    assert sets == {"generate": ["pace", "sage"]}
+    assert "in one process: eq_evals/smollm2 runs in this process" in capsys.readouterr().err

@@ -166,7 +166,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=[1, 2],
         default=2,
         help="2 (default): the long dialogues (SAGE) run as an eval set of their own in a second process, in "
-        "DIR/dialogue, beside the other tasks (Linux, with --display none or log; else one process); 1: every task "
+        "DIR/dialogue, beside the other tasks (Linux, --display none or log, no model run in-process such as "
+        "eq_evals/smollm2; else one process, said); 1: every task "
         "in one eval set. A folder being continued keeps the layout it was made with",
     )
     p.add_argument("--retry-attempts", type=int, default=3, help="eval-set's retries of a failed task (default: 3)")

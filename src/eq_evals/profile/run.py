@@ -186,10 +186,23 @@ def chain_depths(plan: Plan) -> dict[str, float]:
     return {task: calls[task] / n for task, n in samples.items() if n}
 
 
-def can_fork(display: str | None) -> bool:
-    """A second process is forked (it inherits the built tasks: no new interpreter to start) on Linux only, and
-    only with a display that leaves the terminal alone (two full-screen displays would overwrite each other)."""
-    return sys.platform.startswith("linux") and (display or "none") in ("none", "log")
+# providers that hold a model's weights (or start its server) in the calling process: a second process would load a
+# second copy
+IN_PROCESS = ("hf/", "vllm/", "sglang/", "transformer_lens/", "eq_evals/smollm2", "eq_evals/gguf")
+
+
+def one_process_reason(models: list[str | None], display: str | None) -> str | None:
+    """Why the dialogues cannot have a process of their own here, or None. The second process is forked (it
+    inherits the built tasks: no new interpreter to start), which is done on Linux only; two displays that take
+    the terminal would overwrite each other; and a model run in-process would be loaded twice."""
+    if not sys.platform.startswith("linux"):
+        return f"a second process is forked on Linux only, not on {sys.platform}"
+    if (display or "none") not in ("none", "log"):
+        return f"--display {display} takes the terminal (none or log leave it to both processes)"
+    local = sorted({m for m in models if m and m.startswith(IN_PROCESS)})
+    if local:
+        return f"{', '.join(local)} runs in this process and would be loaded a second time"
+    return None
 
 
 def _dialogue_child(tasks: list, models: Any, log_dir: Path, roles: dict[str, Any], common: dict, conn: Any) -> None:
@@ -253,11 +266,15 @@ def run_profile(
 ) -> list[str]:
     """Run both phases; returns the logs the profile is made of (its own and the opponents' generation logs).
     ``processes`` 2: the tasks whose samples are chains of at least ``CHAIN`` calls (SAGE's dialogues) run in a
-    second process, in ``DIR/dialogue`` (where :func:`can_fork`)."""
+    second process, in ``DIR/dialogue`` (unless :func:`one_process_reason` gives one)."""
     depth = chain_depths(plan)
     long_ones = [p.spec.key for p in plan.generate if depth.get(p.spec.key, 0.0) >= CHAIN]
-    if len(long_ones) == len(plan.generate) or processes < 2 or not can_fork(common.get("display")):
+    if len(long_ones) == len(plan.generate) or processes < 2:
         long_ones = []  # nothing to run beside them, or one process asked for
+    reason = one_process_reason([*plan.models, plan.judge, plan.simulated_user], common.get("display"))
+    if long_ones and reason:
+        say(f"profile: the dialogues run with the other tasks, in one process: {reason}")
+        long_ones = []
     dialogue = set(check_folder(log_dir, plan, long_ones))
     roles = _roles(plan, role_args or {})
     tasks, chains = [], []
