@@ -5,7 +5,7 @@
 #   2. a pairwise judging round: three contestants answer FACET interaction prompts, a judge compares them
 #      pair by pair, and `eq-evals ratings` turns the verdicts into a leaderboard and its chart;
 #   3. a profile across the five benchmarks (eq-evals profile): the embedded model beside two scripted baselines,
-#      a plan first, one Inspect eval set, and the report card;
+#      a plan first, the tasks run at once as Inspect eval sets, and the report card;
 #   4. where to look in Inspect View.
 # Extra arguments go to the first `inspect eval` (e.g. --limit 30 -T language=zh).
 # EQ_EVALS_VENV=DIR runs it in an environment that is already set up (no scripts/setup.sh); DEMO_DIR=DIR

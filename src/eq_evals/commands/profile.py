@@ -1,4 +1,5 @@
-"""``eq-evals profile``: a model's emotional-intelligence profile across the benchmarks in one Inspect eval set,
+"""``eq-evals profile``: a model's emotional-intelligence profile across the benchmarks in one command (Inspect
+eval sets: every task at once, SAGE's long dialogues beside them in a second process, then the pairwise judging),
 with a plan before any call and a report card after (docs/profile.md)."""
 
 from __future__ import annotations
@@ -77,9 +78,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_parser(
         sub,
         "profile",
-        help="a model's EI profile across the benchmarks in one Inspect eval set: a plan first, a report card after",
-        description="Run the benchmarks' profile tasks for each --model in one Inspect eval set (resumable: the same "
-        "command again continues it and pays for no finished call), then the pairwise judging of their replies, "
+        help="a model's EI profile across the benchmarks in one command: a plan first, a report card after",
+        description="Run the benchmarks' profile tasks for each --model at once as Inspect eval sets (the long "
+        "dialogues in a second process beside the others; resumable: the same command again continues them and pays "
+        "for no finished call), then the pairwise judging of their replies, "
         "and write plan.json beside the logs and the report card. --dry-run prints the plan only: per benchmark, "
         "task and model role the samples, expected calls, input and output tokens and, where Inspect knows the "
         "price, the cost. docs/profile.md explains the presets, the plan and the card.",
