@@ -118,3 +118,44 @@ def test_a_model_run_in_process_keeps_the_dialogues_in_one_process(
     assert main([*command, "--log-dir", str(tmp_path / "p")]) == 0
     assert sets == {"generate": ["pace", "sage"]}
     assert "in one process: eq_evals/smollm2 runs in this process" in capsys.readouterr().err
+
+
+PROFILE = "import sys\nfrom eq_evals.cli import main\nsys.exit(main(sys.argv[1:]))"
+
+
+@pytest.mark.slow
+def test_a_ctrl_c_stops_both_processes_and_the_same_command_continues(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    logs = tmp_path / "p"
+    command = [*BASE, "-M", "delay=0.3", "-R", "delay=0.3", "--log-dir", str(logs)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PROFILE, *command],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, which a terminal's Ctrl-C reaches whole
+    )
+    deadline = time.time() + 120
+    while not list((logs / "dialogue").glob("*.eval")) and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(2)  # a few turns of the dialogues (28 calls of 0.3 s each)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode != 0, err
+    time.sleep(1)
+    with pytest.raises(ProcessLookupError):  # no process of the group is left (the second one ended too)
+        os.killpg(proc.pid, 0)
+    unfinished = [info.name for info in list_eval_logs(str(logs / "dialogue"))]
+    assert unfinished and read_eval_log(unfinished[0], header_only=True).status != "success"
+    # the same command again continues: every log complete, the card written
+    assert main(command) == 0
+    assert layout(logs) == {"dialogue": {"sage"}, "generate": {"pace"}}
+    assert all(read_eval_log(i.name, header_only=True).status == "success" for i in list_eval_logs(str(logs)))
+    assert (logs / "card" / "report.html").is_file()

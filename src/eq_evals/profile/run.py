@@ -238,8 +238,10 @@ class Dialogues:
             outcome = self._conn.recv()
         except EOFError:
             outcome = ("error", "it ended without a word")
-        finally:
-            self._process.join()
+        except BaseException:  # a Ctrl-C while waiting (it reaches both): let it finish cancelling first
+            self.stop()
+            raise
+        self._process.join()
         if outcome[0] == "error":
             raise EqEvalsError(
                 f"{self.log_dir}: the dialogue tasks' eval set failed (exit code {self._process.exitcode}): "
