@@ -58,6 +58,8 @@ def test_the_dialogues_run_in_a_second_process_and_a_rerun_pays_nothing(capsys, 
         assert main([*BASE, *again, "--log-dir", str(logs)]) == 0
         assert layout(logs) == {"dialogue": {"sage"}, "generate": {"pace"}}
         assert calls(logs) == first
+    # (with --processes 1 the dialogues' eval set ran in this process, after the others, and said so)
+    assert "runs after the other tasks, in this process: --processes 1" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -271,13 +271,14 @@ def run_profile(
     second process, in ``DIR/dialogue`` (unless :func:`one_process_reason` gives one)."""
     depth = chain_depths(plan)
     long_ones = [p.spec.key for p in plan.generate if depth.get(p.spec.key, 0.0) >= CHAIN]
-    if len(long_ones) == len(plan.generate) or processes < 2:
-        long_ones = []  # nothing to run beside them, or one process asked for
+    if len(long_ones) == len(plan.generate):
+        long_ones = []  # nothing to run beside them
     reason = one_process_reason([*plan.models, plan.judge, plan.simulated_user], common.get("display"))
-    if long_ones and reason:
+    if processes < 2:
+        reason = "--processes 1"
+    dialogue = set(check_folder(log_dir, plan, [] if reason else long_ones))
+    if long_ones and reason and not dialogue and processes >= 2:
         say(f"profile: the dialogues run with the other tasks, in one process: {reason}")
-        long_ones = []
-    dialogue = set(check_folder(log_dir, plan, long_ones))
     roles = _roles(plan, role_args or {})
     tasks, chains = [], []
     for planned in plan.generate:
@@ -293,7 +294,10 @@ def run_profile(
     dialogues = None
     if chains:
         say(f"profile: phase 1, dialogues ({len(chains)} tasks x {len(plan.models)} models) in {log_dir / DIALOGUE}")
-        dialogues = Dialogues(chains, plan.models, log_dir / DIALOGUE, roles, common)
+        if reason:  # a folder made with the second process, continued where it cannot be forked: after the others
+            say(f"profile: the dialogues' eval set runs after the other tasks, in this process: {reason}")
+        else:
+            dialogues = Dialogues(chains, plan.models, log_dir / DIALOGUE, roles, common)
     try:
         if tasks:
             say(f"profile: phase 1 ({len(tasks)} tasks x {len(plan.models)} models) in {log_dir / GENERATE}")
@@ -310,9 +314,11 @@ def run_profile(
         if dialogues:
             dialogues.stop()
         raise
-    if dialogues:
-        ok_dialogues, logs = dialogues.result()
-        written += logs
+    if chains:
+        ok_dialogues, logs = (
+            dialogues.result() if dialogues else _eval_set(chains, plan.models, log_dir / DIALOGUE, roles, common)
+        )
+        written += [_local(log) if isinstance(log, str) else _local(log.location) for log in logs]
         if not ok_dialogues:
             say(
                 "warning: some dialogue tasks did not finish; run the same command again to continue "
