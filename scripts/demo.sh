@@ -61,9 +61,12 @@ PY
 echo
 echo "== 2. a pairwise judging round: FACET interaction prompts, three contestants, one judge"
 echo "   contestants: the embedded model and two scripted stand-ins (echo: repeats the prompt; malformed: evades)"
+# Two runs into one folder: -M options go to every model of a run, and n_threads is the embedded model's alone
+# (the scripted ones refuse options they do not have).
 "$VENV"/bin/inspect eval eq_evals/facet_naturalness -T language=en --limit 3 --max-tokens 160 --temperature 0 \
-  --model eq_evals/smollm2,eq_evals/scripted-echo,eq_evals/scripted-malformed "${THREADS[@]}" \
-  --log-dir "$OUT/gen" --display plain
+  --model eq_evals/smollm2 "${THREADS[@]}" --log-dir "$OUT/gen" --display plain
+"$VENV"/bin/inspect eval eq_evals/facet_naturalness -T language=en --limit 3 --max-tokens 160 --temperature 0 \
+  --model eq_evals/scripted-echo,eq_evals/scripted-malformed --log-dir "$OUT/gen" --display plain
 # The judge here is scripted (it prefers the shorter reply), so the round needs no API key and finishes in
 # seconds; with a key, use a real judge: --model-role grader=openai/gpt-4o (see docs/pairwise.md).
 "$VENV"/bin/inspect eval eq_evals/facet_pairwise -T logs="$OUT/gen" --model none \
