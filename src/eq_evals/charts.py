@@ -179,10 +179,15 @@ def _draw(
             text = fmt(p.value, chart.digits) + (f" ({p.mark})" if p.mark else "")
             right = p.upper if _finite(p.upper) else p.value
             if chart.kind == "bars" or n_series > 1:
+                x, ha = max(right, p.value) + span * 0.02, "left"
+                if x > xlim[1] - span * 0.06:  # no room right of it (a score at the top): left of its interval
+                    left = p.lower if _finite(p.lower) else p.value
+                    x, ha = min(left, p.value) - span * 0.02, "right"
                 ax.text(
-                    max(right, p.value) + span * 0.02,
+                    x,
                     y,
                     text,
+                    ha=ha,
                     va="center",
                     fontsize=6.5 if n_series > 1 else 7,
                     color=color,

@@ -42,3 +42,23 @@ def test_bars_with_references_and_series(tmp_path: Path) -> None:
     assert "one" in text and "two" in text  # the legend names the models
     stacked = svg([chart, Chart("Second panel", "x", [Point("m/one", 1.0)])])
     assert "Second panel" in stacked and "Accuracy" in stacked
+
+
+def test_a_number_at_the_top_of_the_scale_stays_inside_the_chart() -> None:
+    """Models side by side (a profile): a score at the top of a 0-100 scale gets its number left of its interval,
+    not past the chart's right edge where it was cut off."""
+    from eq_evals.charts import figure
+
+    chart = Chart(
+        "Profile",
+        "0-100",
+        [Point("a", 100.0, 60.0, 100.0, series="m/top"), Point("a", 40.0, 20.0, 60.0, series="m/mid")],
+        sort=False,
+        xlim=(0, 100),
+    )
+    fig = figure(chart)
+    [ax] = [a for a in fig.axes if a.get_xlim() == (0, 100)]
+    labels = {t.get_text(): t for t in ax.texts}
+    top, mid = labels["100.0"], labels["40.0"]
+    assert top.get_position()[0] < 60 and top.get_horizontalalignment() == "right"
+    assert mid.get_position()[0] > 60 and mid.get_horizontalalignment() == "left"

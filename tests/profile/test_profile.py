@@ -176,6 +176,16 @@ def test_opponents_add_a_model_and_judge_only_the_new_pairs(capsys, tmp_path: Pa
     heart = read_eval_log(next(p for p in model_calls(second / "generate") if "heart" in p), header_only=True)
     assert any(str(first) in str(a) for a in (heart.eval.task_args or {}).values())
     assert reentries == []
+    # the card: the new model profiled, the earlier ones beside it (in the profile chart too)
+    card = json.loads((second / "card" / "report.json").read_text(encoding="utf-8"))
+    assert card["profiled"] == [S + "echo"]
+    assert card["models"] == [S + "echo", S + "all-good", S + "all-weak"]
+    html = (second / "card" / "report.html").read_text(encoding="utf-8")
+    assert f"{S}echo; beside them, from earlier logs: {S}all-good, {S}all-weak" in html
+    from eq_evals.card.render import profile_chart
+
+    chart = profile_chart(card)
+    assert chart and set(chart.series()) == {S + "echo", S + "all-good", S + "all-weak"}
 
 
 def test_the_all_modes_answer_each_benchmark_in_its_form() -> None:

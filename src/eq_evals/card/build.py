@@ -725,11 +725,15 @@ def build_card(
             }
         )
     models = sorted({s.model for s in scores if " vs " not in s.model} - BASELINE_SYSTEMS)
+    profiled = list((plan or {}).get("models") or [])
     usage_rows = usage(selection, task_benchmark)
     return {
         "title": title or "eq-evals report card",
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "models": (plan or {}).get("models") or models,
+        # the profiled models first, then the others the logs hold (--opponents: an earlier profile's models), so
+        # that the profile chart shows a model beside those it is compared with
+        "models": profiled + [m for m in models if m not in profiled],
+        "profiled": profiled or models,
         "plan": plan,
         "benchmarks": bench_rows,
         "scores": [s.as_dict() for s in scores],

@@ -111,9 +111,17 @@ def _footnote(card: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------------------------ Markdown
 
 
+def models_line(card: dict[str, Any]) -> str:
+    """The card's models: those profiled, and beside them the others its logs hold (an earlier profile's)."""
+    profiled = card.get("profiled") or card["models"]
+    others = [m for m in card["models"] if m not in profiled]
+    line = ", ".join(profiled) or "none"
+    return line + (f"; beside them, from earlier logs: {', '.join(others)}" if others else "")
+
+
 def markdown(card: dict[str, Any]) -> str:
     lines = [f"# {card['title']}", "", f"Made {card['created']} from {len(card['logs'])} logs. Models: "]
-    lines[-1] += ", ".join(card["models"]) or "none"
+    lines[-1] += models_line(card)
     if card["partial_logs"]:
         lines += [
             "",
@@ -483,8 +491,7 @@ def page(card: dict[str, Any], out_dir: Path) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{e(card['title'])}</title><style>{CSS}</style></head><body>",
         f"<header><h1>{e(card['title'])}</h1>",
-        f'<p class="meta">Made {e(card["created"])} from {len(card["logs"])} logs · models: '
-        f"{e(', '.join(card['models']) or 'none')}</p>",
+        f'<p class="meta">Made {e(card["created"])} from {len(card["logs"])} logs · models: {e(models_line(card))}</p>',
         '<nav><a href="#summary">Summary</a><a href="#profile">Profile</a><a href="#benchmarks">Benchmarks</a>'
         '<a href="#judges">Judges</a><a href="#data">Data</a><a href="#usage">Calls and tokens</a>'
         '<a href="#explorer">Items</a><a href="#notes">Notes</a></nav></header><main>',
