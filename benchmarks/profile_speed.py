@@ -12,7 +12,9 @@ logs record (model events). Target: within 15%, with the plan told the mean outp
 scripted models' are far shorter than a real model's). The default plan (typical lengths per task) is reported
 beside it.
 
-    python benchmarks/profile_speed.py
+    python benchmarks/profile_speed.py [--delay 0.5] [--results FILE]
+
+Another ``--delay`` (written to another file) checks the result on a setting the profile was not tuned on.
 
 Run from a development checkout put first on PYTHONPATH, Inspect's per-log lookup of the task code's distribution
 scans every installed distribution (seconds a log); the benchmark caches that scan then and says so
@@ -152,6 +154,15 @@ def compare(plan_rows: list[dict], actual: list[dict]) -> dict:
 
 
 def main() -> int:
+    global DELAY, DELAYED, RESULTS
+    import argparse
+
+    parser = argparse.ArgumentParser(description="profile speed and plan accuracy (issue 20)")
+    parser.add_argument("--delay", type=float, default=DELAY, help="seconds every call takes (the target's: 0.5)")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="where to write the results")
+    args = parser.parse_args()
+    DELAY, RESULTS = args.delay, args.results
+    DELAYED = ["-M", f"delay={DELAY}", "-R", f"delay={DELAY}"]
     started = now()
     load = machine()
     cached_scan = cache_distribution_scan()

@@ -86,6 +86,11 @@ def task_end_listener(listener: Callable[[str], None]) -> Iterator[None]:
         _TASK_END_LISTENERS.remove(listener)
 
 
+def clear_task_end_listeners() -> None:
+    """Forget every listener (a forked process: the parent's listeners are the parent's)."""
+    _TASK_END_LISTENERS.clear()
+
+
 class EqEvalsHooks(Hooks):
     """The package's one Inspect hook, registered by :func:`activate` (Inspect lists the registered hooks at the
     start of a run)."""

@@ -6,7 +6,7 @@
    and the simulated user to SAGE's.
    ``DIR/dialogue``: the first-phase tasks whose samples are long chains of calls (SAGE's dialogues), run at the
    same time as an eval set of their own in a second process (``--processes 2``, the default where it can: Linux,
-   and a display that does not take the terminal). One Python process runs its eval set's tasks on one event
+   a display that does not take the terminal, no model run inside the process; :func:`one_process_reason`). One Python process runs its eval set's tasks on one event
    loop, and a dialogue waits for the loop at every turn: while the other tasks start (their samples, logs and
    scorers keep the loop busy for seconds) each of its turns waits, and a chain of turns adds those waits up.
    In a process of its own a dialogue runs as it would alone, and the other tasks use another core.
@@ -209,7 +209,7 @@ def _dialogue_child(tasks: list, models: Any, log_dir: Path, roles: dict[str, An
     """The second process: the dialogue tasks' eval set. Sends back (ok, log paths) or ("error", message)."""
     from eq_evals import summary_hook
 
-    summary_hook._TASK_END_LISTENERS.clear()  # the parent reads ahead for its own card, not this process
+    summary_hook.clear_task_end_listeners()  # the parent reads ahead for its own card, not this process
     try:
         ok, logs = _eval_set(tasks, models, log_dir, roles, common)
         conn.send((ok, [_local(log.location) for log in logs]))
@@ -315,10 +315,12 @@ def run_profile(
             dialogues.stop()
         raise
     if chains:
-        ok_dialogues, logs = (
-            dialogues.result() if dialogues else _eval_set(chains, plan.models, log_dir / DIALOGUE, roles, common)
-        )
-        written += [_local(log) if isinstance(log, str) else _local(log.location) for log in logs]
+        if dialogues:
+            ok_dialogues, paths = dialogues.result()
+        else:  # a folder made with the second process, continued where it is not forked: here, after the others
+            ok_dialogues, logs = _eval_set(chains, plan.models, log_dir / DIALOGUE, roles, common)
+            paths = [_local(log.location) for log in logs]
+        written += paths
         if not ok_dialogues:
             say(
                 "warning: some dialogue tasks did not finish; run the same command again to continue "
